@@ -1,0 +1,258 @@
+#include "fuse/changes.hpp"
+
+#include "fuse/system_error.hpp"
+#include "fuse/unique_fd.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace ws::fuse {
+
+int open_beneath(int root, const std::string& rel, int flags) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, root, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
+}
+
+namespace {
+
+struct UpperObject {
+  struct stat st {};
+};
+
+class ChangeScanner {
+public:
+  ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout)
+      : m_meta(layout.meta_db(), Db::Mode::ReadOnly),
+        m_lower(::open(lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+        m_upper(::open(layout.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
+    if (!m_lower) {
+      throw_errno("open project directory", lower_dir.string());
+    }
+    if (!m_upper) {
+      throw_errno("open upper layer", layout.upper().string());
+    }
+    for (auto& [path, meta] : m_meta.subtree("")) {
+      m_records.emplace(path, meta);
+    }
+  }
+
+  std::vector<Change> scan() {
+    walk_upper(m_upper.get(), "");
+    for (auto& [path, obj] : m_upper_files) {
+      classify_upper(path, obj);
+    }
+    for (auto& [path, meta] : m_records) {
+      if (meta.whiteout || meta.opaque) {
+        collect_hidden_lower(path);
+      }
+    }
+    pair_renames();
+    std::vector<Change> out;
+    for (auto& [path, c] : m_changes) {
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+private:
+  void walk_upper(int dirfd, const std::string& dir) {
+    UniqueFd fd(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) {
+      throw_errno("read upper directory", dir);
+    }
+    DIR* d = ::fdopendir(fd.release());
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      std::string path = join_path(dir, e->d_name);
+      UpperObject obj;
+      if (::fstatat(dirfd, e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
+        continue;
+      }
+      if (S_ISDIR(obj.st.st_mode)) {
+        UniqueFd sub(::openat(dirfd, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (sub) {
+          walk_upper(sub.get(), path);
+        }
+        m_upper_dirs.insert(path);
+      } else {
+        m_upper_files.emplace(path, obj);
+      }
+    }
+  }
+
+  const PathMeta* record(const std::string& path) const {
+    auto it = m_records.find(path);
+    return it == m_records.end() ? nullptr : &it->second;
+  }
+
+  std::optional<Identity> lower_identity(const std::string& path) const {
+    UniqueFd fd(open_beneath(m_lower.get(), path, O_PATH | O_NOFOLLOW));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0) {
+      return std::nullopt;
+    }
+    Identity id;
+    id.ino = st.st_ino;
+    id.size = static_cast<uint64_t>(st.st_size);
+    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    id.mode = st.st_mode;
+    return id;
+  }
+
+  std::optional<Hash128> lower_hash(const std::string& path, const Identity& base) const {
+    // The base's hash was not recorded (a deletion): the real file still is the base only
+    // if it has not moved since.
+    auto now = lower_identity(path);
+    if (!now || now->ino != base.ino || now->size != base.size || now->mtime_ns != base.mtime_ns) {
+      return std::nullopt;
+    }
+    return content_hash(m_lower.get(), path, base.mode);
+  }
+
+  static std::optional<Hash128> content_hash(int root, const std::string& path, mode_t mode) {
+    if (S_ISLNK(mode)) {
+      UniqueFd fd(open_beneath(root, path, O_PATH | O_NOFOLLOW));
+      char buf[PATH_MAX];
+      ssize_t n = fd ? ::readlinkat(fd.get(), "", buf, sizeof buf) : -1;
+      if (n < 0) {
+        return std::nullopt;
+      }
+      return hash_bytes(std::string_view(buf, static_cast<size_t>(n)));
+    }
+    if (!S_ISREG(mode)) {
+      return Hash128{};
+    }
+    UniqueFd fd(open_beneath(root, path, O_RDONLY | O_NOFOLLOW));
+    if (!fd) {
+      return std::nullopt;
+    }
+    return hash_fd(fd.get(), path);
+  }
+
+  void classify_upper(const std::string& path, const UpperObject& obj) {
+    const PathMeta* rec = record(path);
+    std::optional<Identity> base = rec && rec->base ? rec->base : lower_identity(path);
+    Change c;
+    c.path = path;
+    c.mode = obj.st.st_mode;
+    c.size = static_cast<uint64_t>(obj.st.st_size);
+    if (!base || S_ISDIR(base->mode)) {
+      if (base) { // a file where a directory stood: the directory's files are deleted
+        c.kind = ChangeKind::TypeChanged;
+        c.base = base;
+      } else {
+        c.kind = ChangeKind::Added;
+        if (rec && rec->origin_path && *rec->origin_path != path) {
+          c.from = *rec->origin_path;
+          c.base = rec->origin;
+        }
+      }
+      m_changes.insert_or_assign(path, std::move(c));
+      return;
+    }
+    c.base = base;
+    if ((base->mode & S_IFMT) != (obj.st.st_mode & S_IFMT)) {
+      c.kind = ChangeKind::TypeChanged;
+      m_changes.insert_or_assign(path, std::move(c));
+      return;
+    }
+    bool same = (base->mode & 07777) == (obj.st.st_mode & 07777);
+    if (same && S_ISREG(base->mode)) {
+      same = base->size == static_cast<uint64_t>(obj.st.st_size);
+    }
+    if (same && (S_ISREG(base->mode) || S_ISLNK(base->mode))) {
+      std::optional<Hash128> before = base->hash ? base->hash : lower_hash(path, *base);
+      std::optional<Hash128> now = content_hash(m_upper.get(), path, obj.st.st_mode);
+      same = before && now && *before == *now;
+    }
+    if (!same) {
+      c.kind = ChangeKind::Modified;
+      m_changes.insert_or_assign(path, std::move(c));
+    }
+  }
+
+  /// Every lower non-directory at or below `path` that the view no longer shows.
+  void collect_hidden_lower(const std::string& path) {
+    UniqueFd fd(open_beneath(m_lower.get(), path, O_PATH | O_NOFOLLOW));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0) {
+      return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      add_deleted(path);
+      return;
+    }
+    UniqueFd dfd(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dfd) {
+      return;
+    }
+    DIR* d = ::fdopendir(dfd.release());
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+        names.emplace_back(e->d_name);
+      }
+    }
+    for (auto& name : names) {
+      collect_hidden_lower(join_path(path, name));
+    }
+  }
+
+  void add_deleted(const std::string& path) {
+    if (m_upper_files.count(path) || m_changes.count(path)) {
+      return; // something stands there in the view: classified above
+    }
+    Change c;
+    c.kind = ChangeKind::Deleted;
+    c.path = path;
+    const PathMeta* rec = record(path);
+    c.base = rec && rec->base ? rec->base : lower_identity(path);
+    m_changes.emplace(path, std::move(c));
+  }
+
+  void pair_renames() {
+    for (auto& [path, c] : m_changes) {
+      if (c.kind != ChangeKind::Added || c.from.empty()) {
+        continue;
+      }
+      auto it = m_changes.find(c.from);
+      if (it != m_changes.end() && it->second.kind == ChangeKind::Deleted) {
+        c.kind = ChangeKind::Renamed;
+        m_changes.erase(it);
+      } else {
+        c.from.clear(); // copied, not moved: the origin is still there
+      }
+    }
+  }
+
+  MetaStore m_meta;
+  UniqueFd m_lower;
+  UniqueFd m_upper;
+  std::map<std::string, PathMeta> m_records;
+  std::map<std::string, UpperObject> m_upper_files;
+  std::set<std::string> m_upper_dirs;
+  std::map<std::string, Change> m_changes;
+};
+
+} // namespace
+
+std::vector<Change> compute_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout) {
+  return ChangeScanner(lower_dir, layout).scan();
+}
+
+} // namespace ws::fuse

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "fuse/layout.hpp"
+#include "fuse/meta_store.hpp"
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws::fuse {
+
+enum class ChangeKind : char {
+  Added = 'A',
+  Modified = 'M',
+  Deleted = 'D',
+  Renamed = 'R',
+  TypeChanged = 'T',
+};
+
+/// One path whose content, type or mode in the view differs from what the real tree held
+/// when the agent first touched it.
+struct Change {
+  ChangeKind kind = ChangeKind::Modified;
+  std::string path;              ///< the view's path (for Deleted: the path that is gone)
+  std::string from;              ///< Renamed: where it came from
+  std::optional<Identity> base;  ///< what was there before (M, T, D; R: the origin)
+  mode_t mode = 0;               ///< st_mode in the view (0 for Deleted)
+  uint64_t size = 0;             ///< size in the view
+};
+
+/// Computes the workspace's changes from its files alone: the upper layer, meta.db and the
+/// real tree. Needs no daemon; costs O(changed paths), not O(repository). Sorted by path.
+std::vector<Change> compute_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout);
+
+/// Opens `rel` below `root` without following any symlink on the way (openat2
+/// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).
+/// Returns -1 with errno set on failure.
+int open_beneath(int root, const std::string& rel, int flags);
+
+} // namespace ws::fuse

@@ -1,0 +1,516 @@
+// The libfuse low-level trampolines: decode a request, call OverlayFs, reply exactly once.
+// No exception crosses into libfuse: SystemError becomes its errno, anything else EIO.
+#include "fuse/log.hpp"
+#include "fuse/session.hpp"
+#include "fuse/system_error.hpp"
+
+#include <fuse_lowlevel.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+namespace ws::fuse {
+
+namespace {
+
+OverlayFs& fs_of(fuse_req_t req) { return *static_cast<OverlayFs*>(fuse_req_userdata(req)); }
+
+Caller caller_of(fuse_req_t req) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  return {ctx->uid, ctx->gid, ctx->pid, ctx->umask};
+}
+
+FileHandle* fh_of(fuse_file_info* fi) { return fi ? reinterpret_cast<FileHandle*>(fi->fh) : nullptr; }
+
+template <class F> void guarded(fuse_req_t req, const char* op, F&& f) {
+  try {
+    f();
+  } catch (const SystemError& e) {
+    SPDLOG_LOGGER_DEBUG(&logger(), "{} -> {}", op, e.what());
+    fuse_reply_err(req, e.err() ? e.err() : EIO);
+  } catch (const std::bad_alloc&) {
+    fuse_reply_err(req, ENOMEM);
+  } catch (const std::exception& e) {
+    logger().error("{}: {}", op, e.what());
+    fuse_reply_err(req, EIO);
+  }
+}
+
+fuse_entry_param to_param(OverlayFs& fs, const Entry& e) {
+  fuse_entry_param p{};
+  p.ino = fs.nodeid(e.node);
+  p.generation = e.node->generation;
+  p.attr = e.attr;
+  p.attr_timeout = fs.options().attr_timeout;
+  p.entry_timeout = fs.options().entry_timeout;
+  return p;
+}
+
+void reply_entry(fuse_req_t req, const Entry& e) {
+  OverlayFs& fs = fs_of(req);
+  fuse_entry_param p = to_param(fs, e);
+  if (fuse_reply_entry(req, &p) != 0) {
+    fs.forget(e.node, 1); // the request was interrupted: the kernel never took the reference
+  }
+}
+
+void ll_init(void* userdata, fuse_conn_info* conn) {
+  (void)userdata;
+  auto want = [&](unsigned cap) {
+    if (conn->capable & cap) {
+      conn->want |= cap;
+    }
+  };
+  want(FUSE_CAP_PARALLEL_DIROPS);
+  want(FUSE_CAP_AUTO_INVAL_DATA); // the person may edit the real tree under us
+  want(FUSE_CAP_CACHE_SYMLINKS);
+  want(FUSE_CAP_READDIRPLUS);
+  want(FUSE_CAP_READDIRPLUS_AUTO);
+  want(FUSE_CAP_ASYNC_READ);
+  // The kernel clears setuid bits on write itself; we do not handle killpriv.
+  conn->want &= ~static_cast<unsigned>(FUSE_CAP_HANDLE_KILLPRIV);
+  conn->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
+  // FUSE_DEFAULT_MAX_BACKGROUND (12) caps parallel async requests (EdenFS's finding).
+  conn->max_background = 64;
+  conn->congestion_threshold = 48;
+}
+
+void ll_destroy(void* userdata) { static_cast<OverlayFs*>(userdata)->journal().flush(); }
+
+void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  OverlayFs& fs = fs_of(req);
+  try {
+    reply_entry(req, fs.lookup(fs.node(parent), name));
+  } catch (const SystemError& e) {
+    if (e.err() == ENOENT) {
+      fuse_entry_param p{}; // a negative entry: the kernel remembers the miss
+      p.entry_timeout = fs.options().negative_timeout;
+      fuse_reply_entry(req, &p);
+    } else {
+      fuse_reply_err(req, e.err());
+    }
+  } catch (const std::exception& e) {
+    logger().error("lookup(parent={}, name={}): {}", parent, name, e.what());
+    fuse_reply_err(req, EIO);
+  }
+}
+
+void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  OverlayFs& fs = fs_of(req);
+  fs.forget(fs.node(ino), nlookup);
+  fuse_reply_none(req);
+}
+
+void ll_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  OverlayFs& fs = fs_of(req);
+  for (size_t i = 0; i < count; ++i) {
+    fs.forget(fs.node(forgets[i].ino), forgets[i].nlookup);
+  }
+  fuse_reply_none(req);
+}
+
+void ll_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  guarded(req, "getattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    struct stat st = fs.getattr(fs.node(ino));
+    fuse_reply_attr(req, &st, fs.options().attr_timeout);
+  });
+}
+
+void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
+  guarded(req, "setattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    struct stat st = fs.setattr(caller_of(req), fs.node(ino), *attr, to_set, fh_of(fi));
+    fuse_reply_attr(req, &st, fs.options().attr_timeout);
+  });
+}
+
+void ll_readlink(fuse_req_t req, fuse_ino_t ino) {
+  guarded(req, "readlink", [&] {
+    OverlayFs& fs = fs_of(req);
+    std::string target = fs.readlink(fs.node(ino));
+    fuse_reply_readlink(req, target.c_str());
+  });
+}
+
+void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  guarded(req, "mknod", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_entry(req, fs.mknod(caller_of(req), fs.node(parent), name, mode, rdev));
+  });
+}
+
+void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  guarded(req, "mkdir", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_entry(req, fs.mkdir(caller_of(req), fs.node(parent), name, mode));
+  });
+}
+
+void ll_symlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
+  guarded(req, "symlink", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_entry(req, fs.symlink(caller_of(req), fs.node(parent), name, target));
+  });
+}
+
+void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
+  guarded(req, "link", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_entry(req, fs.link(caller_of(req), fs.node(ino), fs.node(newparent), newname));
+  });
+}
+
+void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  guarded(req, "unlink", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.unlink(caller_of(req), fs.node(parent), name);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  guarded(req, "rmdir", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.rmdir(caller_of(req), fs.node(parent), name);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void ll_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent, const char* newname,
+               unsigned int flags) {
+  guarded(req, "rename", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.rename(caller_of(req), fs.node(parent), name, fs.node(newparent), newname, flags);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void ll_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  guarded(req, "open", [&] {
+    OverlayFs& fs = fs_of(req);
+    auto fh = fs.open(caller_of(req), fs.node(ino), fi->flags);
+    fi->fh = reinterpret_cast<uint64_t>(fh.get());
+    fi->keep_cache = 1; // AUTO_INVAL_DATA drops the cache when the file's mtime or size moves
+    if (fuse_reply_open(req, fi) == 0) {
+      fh.release();
+    }
+  });
+}
+
+void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi) {
+  guarded(req, "create", [&] {
+    OverlayFs& fs = fs_of(req);
+    auto [entry, fh] = fs.create(caller_of(req), fs.node(parent), name, mode, fi->flags);
+    fi->fh = reinterpret_cast<uint64_t>(fh.get());
+    fi->keep_cache = 1;
+    fuse_entry_param p = to_param(fs, entry);
+    if (fuse_reply_create(req, &p, fi) == 0) {
+      fh.release();
+    } else {
+      fs.forget(entry.node, 1);
+    }
+  });
+}
+
+void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  guarded(req, "read", [&] {
+    OverlayFs& fs = fs_of(req);
+    fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+    buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
+    buf.buf[0].fd = fs.read_fd(fs.node(ino), *fh_of(fi));
+    buf.buf[0].pos = off;
+    fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+  });
+}
+
+void ll_write_buf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
+  guarded(req, "write", [&] {
+    OverlayFs& fs = fs_of(req);
+    FileHandle& fh = *fh_of(fi);
+    fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
+    out.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
+    out.buf[0].fd = fh.fd.get();
+    out.buf[0].pos = off;
+    ssize_t n = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
+    if (n < 0) {
+      fuse_reply_err(req, static_cast<int>(-n));
+      return;
+    }
+    fs.note_write(fh, static_cast<uint64_t>(off), static_cast<uint64_t>(n));
+    fuse_reply_write(req, static_cast<size_t>(n));
+  });
+}
+
+void ll_flush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
+  // Writes are synchronous (no writeback cache): close() has nothing to report. ENOSYS
+  // makes the kernel stop sending FLUSH, saving a round trip per close().
+  fuse_reply_err(req, ENOSYS);
+}
+
+void ll_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  std::unique_ptr<FileHandle> fh(fh_of(fi));
+  try {
+    fs_of(req).release(*fh);
+  } catch (const std::exception& e) {
+    logger().error("release: {}", e.what());
+  }
+  fuse_reply_err(req, 0);
+}
+
+void ll_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
+  int fd = fh_of(fi)->fd.get();
+  int rc = datasync ? ::fdatasync(fd) : ::fsync(fd);
+  fuse_reply_err(req, rc == 0 ? 0 : errno);
+}
+
+void ll_opendir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  guarded(req, "opendir", [&] {
+    auto dh = std::make_unique<DirHandle>();
+    fi->fh = reinterpret_cast<uint64_t>(dh.get());
+    if (fuse_reply_open(req, fi) == 0) {
+      dh.release();
+    }
+  });
+}
+
+void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi, bool plus) {
+  guarded(req, plus ? "readdirplus" : "readdir", [&] {
+    OverlayFs& fs = fs_of(req);
+    Node* dir = fs.node(ino);
+    auto* dh = reinterpret_cast<DirHandle*>(fi->fh);
+    std::lock_guard lock(dh->mutex);
+    if (!dh->loaded || off == 0) {
+      dh->entries = fs.list_dir(dir); // a snapshot: stable while the listing proceeds
+      dh->loaded = true;
+    }
+    std::vector<char> buf(size);
+    size_t used = 0;
+    for (size_t i = static_cast<size_t>(off); i < dh->entries.size(); ++i) {
+      const DirEntry& de = dh->entries[i];
+      size_t rem = size - used;
+      size_t entsize;
+      if (plus) {
+        fuse_entry_param p{};
+        Node* looked_up = nullptr;
+        if (de.name == "." || de.name == "..") {
+          p.attr.st_ino = de.ino;
+          p.attr.st_mode = static_cast<mode_t>(de.type) << 12;
+        } else {
+          try {
+            Entry e = fs.lookup(dir, de.name);
+            p = to_param(fs, e);
+            looked_up = e.node;
+          } catch (const SystemError&) {
+            continue; // gone since the snapshot
+          }
+        }
+        entsize = fuse_add_direntry_plus(req, buf.data() + used, rem, de.name.c_str(), &p, static_cast<off_t>(i + 1));
+        if (entsize > rem) {
+          if (looked_up) {
+            fs.forget(looked_up, 1);
+          }
+          break;
+        }
+      } else {
+        struct stat st {};
+        st.st_ino = de.ino;
+        st.st_mode = static_cast<mode_t>(de.type) << 12;
+        entsize = fuse_add_direntry(req, buf.data() + used, rem, de.name.c_str(), &st, static_cast<off_t>(i + 1));
+        if (entsize > rem) {
+          break;
+        }
+      }
+      used += entsize;
+    }
+    fuse_reply_buf(req, buf.data(), used);
+  });
+}
+
+void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  do_readdir(req, ino, size, off, fi, false);
+}
+
+void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  do_readdir(req, ino, size, off, fi, true);
+}
+
+void ll_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  delete reinterpret_cast<DirHandle*>(fi->fh); // owned since opendir's reply
+  fuse_reply_err(req, 0);
+}
+
+void ll_fsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) { fuse_reply_err(req, 0); }
+
+void ll_statfs(fuse_req_t req, fuse_ino_t) {
+  guarded(req, "statfs", [&] {
+    struct statvfs sv = fs_of(req).statfs();
+    fuse_reply_statfs(req, &sv);
+  });
+}
+
+void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int flags) {
+  guarded(req, "setxattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.setxattr(caller_of(req), fs.node(ino), name, std::string_view(value, size), flags);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void reply_xattr_value(fuse_req_t req, const std::string& value, size_t size) {
+  if (size == 0) {
+    fuse_reply_xattr(req, value.size());
+  } else if (value.size() > size) {
+    fuse_reply_err(req, ERANGE);
+  } else {
+    fuse_reply_buf(req, value.data(), value.size());
+  }
+}
+
+void ll_getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  guarded(req, "getxattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_xattr_value(req, fs.getxattr(fs.node(ino), name), size);
+  });
+}
+
+void ll_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  guarded(req, "listxattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    reply_xattr_value(req, fs.listxattr(fs.node(ino)), size);
+  });
+}
+
+void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  guarded(req, "removexattr", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.removexattr(caller_of(req), fs.node(ino), name);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length, fuse_file_info* fi) {
+  guarded(req, "fallocate", [&] {
+    OverlayFs& fs = fs_of(req);
+    fs.fallocate(caller_of(req), fs.node(ino), *fh_of(fi), mode, offset, length);
+    fuse_reply_err(req, 0);
+  });
+}
+
+void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_info* fi) {
+  OverlayFs& fs = fs_of(req);
+  off_t res = ::lseek(fs.read_fd(fs.node(ino), *fh_of(fi)), off, whence);
+  if (res < 0) {
+    fuse_reply_err(req, errno);
+  } else {
+    fuse_reply_lseek(req, res);
+  }
+}
+
+fuse_lowlevel_ops make_ops() {
+  fuse_lowlevel_ops ops{};
+  ops.init = ll_init;
+  ops.destroy = ll_destroy;
+  ops.lookup = ll_lookup;
+  ops.forget = ll_forget;
+  ops.forget_multi = ll_forget_multi;
+  ops.getattr = ll_getattr;
+  ops.setattr = ll_setattr;
+  ops.readlink = ll_readlink;
+  ops.mknod = ll_mknod;
+  ops.mkdir = ll_mkdir;
+  ops.symlink = ll_symlink;
+  ops.link = ll_link;
+  ops.unlink = ll_unlink;
+  ops.rmdir = ll_rmdir;
+  ops.rename = ll_rename;
+  ops.open = ll_open;
+  ops.create = ll_create;
+  ops.read = ll_read;
+  ops.write_buf = ll_write_buf;
+  ops.flush = ll_flush;
+  ops.release = ll_release;
+  ops.fsync = ll_fsync;
+  ops.opendir = ll_opendir;
+  ops.readdir = ll_readdir;
+  ops.readdirplus = ll_readdirplus;
+  ops.releasedir = ll_releasedir;
+  ops.fsyncdir = ll_fsyncdir;
+  ops.statfs = ll_statfs;
+  ops.setxattr = ll_setxattr;
+  ops.getxattr = ll_getxattr;
+  ops.listxattr = ll_listxattr;
+  ops.removexattr = ll_removexattr;
+  ops.fallocate = ll_fallocate;
+  ops.lseek = ll_lseek;
+  return ops;
+}
+
+} // namespace
+
+struct FuseSession::Impl {
+  std::vector<std::string> arg_strings;
+  std::vector<char*> argv;
+  fuse_args args{};
+  fuse_session* se = nullptr;
+  bool handlers = false;
+  bool mounted = false;
+
+  ~Impl() {
+    if (mounted) {
+      fuse_session_unmount(se);
+    }
+    if (handlers) {
+      fuse_remove_signal_handlers(se);
+    }
+    if (se) {
+      fuse_session_destroy(se);
+    }
+  }
+};
+
+FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint, const MountOptions& options)
+    : m_impl(std::make_unique<Impl>()) {
+  static const fuse_lowlevel_ops ops = make_ops();
+  std::string opts = "fsname=ws,subtype=ws,default_permissions";
+  if (options.allow_other) {
+    opts += ",allow_other";
+  }
+  m_impl->arg_strings = {"ws", "-o", opts};
+  if (options.debug) {
+    m_impl->arg_strings.emplace_back("-d");
+  }
+  for (auto& s : m_impl->arg_strings) {
+    m_impl->argv.push_back(s.data());
+  }
+  m_impl->args = FUSE_ARGS_INIT(static_cast<int>(m_impl->argv.size()), m_impl->argv.data());
+  m_impl->se = fuse_session_new(&m_impl->args, &ops, sizeof ops, &fs);
+  if (!m_impl->se) {
+    throw std::runtime_error("cannot create the FUSE session");
+  }
+  if (fuse_set_signal_handlers(m_impl->se) != 0) {
+    throw std::runtime_error("cannot install signal handlers");
+  }
+  m_impl->handlers = true;
+  if (fuse_session_mount(m_impl->se, mountpoint.c_str()) != 0) {
+    throw std::runtime_error("cannot mount the view at '" + mountpoint.string() + "'");
+  }
+  m_impl->mounted = true;
+  m_max_threads = options.max_threads;
+}
+
+FuseSession::~FuseSession() = default;
+
+int FuseSession::run() {
+  fuse_loop_config* cfg = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_max_threads(cfg, m_max_threads);
+  fuse_loop_cfg_set_idle_threads(cfg, 4);
+  int rc = fuse_session_loop_mt(m_impl->se, cfg);
+  fuse_loop_cfg_destroy(cfg);
+  return rc;
+}
+
+} // namespace ws::fuse

@@ -1,0 +1,221 @@
+#include "fuse/journal.hpp"
+
+#include "fuse/meta_store.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+namespace ws::fuse {
+
+namespace {
+constexpr const char* k_schema = R"(
+CREATE TABLE IF NOT EXISTS journal(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  time_ns INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  path BLOB NOT NULL,
+  path2 BLOB,
+  pid INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  comm TEXT NOT NULL,
+  detail TEXT
+);
+CREATE INDEX IF NOT EXISTS journal_time ON journal(time_ns);
+)";
+constexpr size_t k_batch_max = 1000;
+constexpr auto k_flush_interval = std::chrono::milliseconds(100);
+} // namespace
+
+int64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void RangeSet::add(uint64_t start, uint64_t length) {
+  uint64_t end = start + length;
+  auto it = m_ranges.upper_bound(start);
+  if (it != m_ranges.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second >= start) {
+      start = prev->first;
+      end = std::max(end, prev->second);
+      it = m_ranges.erase(prev);
+    }
+  }
+  while (it != m_ranges.end() && it->first <= end) {
+    end = std::max(end, it->second);
+    it = m_ranges.erase(it);
+  }
+  m_ranges.emplace(start, end);
+}
+
+std::string RangeSet::str() const {
+  std::string out;
+  for (auto& [start, end] : m_ranges) {
+    if (!out.empty()) {
+      out += ',';
+    }
+    out += std::to_string(start) + '-' + std::to_string(end);
+  }
+  return out;
+}
+
+JournalWriter::JournalWriter(const std::filesystem::path& db_file) : m_db(db_file, Db::Mode::ReadWrite) {
+  m_db.exec(k_schema);
+  m_thread = std::thread([this] { run(); });
+}
+
+JournalWriter::~JournalWriter() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_wake.notify_all();
+  m_thread.join();
+}
+
+void JournalWriter::record(JournalEntry entry) {
+  bool wake;
+  {
+    std::lock_guard lock(m_mutex);
+    m_queue.push_back(std::move(entry));
+    ++m_queued_seq;
+    wake = m_queue.size() >= k_batch_max;
+  }
+  if (wake) {
+    m_wake.notify_one();
+  }
+}
+
+void JournalWriter::flush() {
+  std::unique_lock lock(m_mutex);
+  uint64_t target = m_queued_seq;
+  m_wake.notify_one();
+  m_flushed.wait(lock, [&] { return m_flushed_seq >= target || m_stop; });
+}
+
+void JournalWriter::run() {
+  std::vector<JournalEntry> batch;
+  std::unique_lock lock(m_mutex);
+  for (;;) {
+    m_wake.wait_for(lock, k_flush_interval, [&] { return m_stop || m_queue.size() >= k_batch_max; });
+    bool stopping = m_stop;
+    batch.swap(m_queue);
+    uint64_t seq = m_queued_seq;
+    lock.unlock();
+    if (!batch.empty()) {
+      try {
+        write_batch(batch);
+      } catch (const std::exception&) {
+        // The journal must never take the filesystem down (e.g. a full disk): the entries
+        // of this batch are lost, the next batch tries again.
+      }
+      batch.clear();
+    }
+    lock.lock();
+    m_flushed_seq = seq;
+    m_flushed.notify_all();
+    if (stopping && m_queue.empty()) {
+      return;
+    }
+  }
+}
+
+void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
+  Transaction tx(m_db);
+  Stmt st(m_db, "INSERT INTO journal(time_ns, op, path, path2, pid, uid, comm, detail)"
+                " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+  for (auto& e : batch) {
+    st.bind(1, e.time_ns).bind_text(2, e.op).bind_blob(3, e.path);
+    if (e.path2.empty()) {
+      st.bind_null(4);
+    } else {
+      st.bind_blob(4, e.path2);
+    }
+    st.bind(5, e.pid).bind(6, e.uid).bind_text(7, e.comm);
+    if (e.detail.empty()) {
+      st.bind_null(8);
+    } else {
+      st.bind_text(8, e.detail);
+    }
+    st.run();
+  }
+  tx.commit();
+}
+
+std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file, const JournalQuery& query) {
+  std::vector<JournalEntry> out;
+  if (!std::filesystem::exists(db_file)) {
+    return out;
+  }
+  Db db(db_file, Db::Mode::ReadOnly);
+  std::string sql = "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail FROM journal WHERE time_ns >= ?1";
+  if (query.limit) {
+    sql = "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT ?2) ORDER BY id";
+  } else {
+    sql += " ORDER BY id";
+  }
+  Stmt st(db, sql.c_str());
+  st.bind(1, query.since_ns.value_or(0));
+  if (query.limit) {
+    st.bind(2, static_cast<int64_t>(*query.limit));
+  }
+  while (st.step()) {
+    JournalEntry e;
+    e.id = st.int64(0);
+    e.time_ns = st.int64(1);
+    e.op = st.text(2);
+    e.path = st.text(3);
+    e.path2 = st.text(4);
+    e.pid = static_cast<int32_t>(st.int64(5));
+    e.uid = static_cast<uint32_t>(st.int64(6));
+    e.comm = st.text(7);
+    e.detail = st.text(8);
+    if (query.path && !path_within(e.path, *query.path) && !(e.path2.size() && path_within(e.path2, *query.path))) {
+      continue;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string ProcessNames::name(pid_t pid) {
+  int64_t now = now_ns();
+  {
+    std::lock_guard lock(m_mutex);
+    auto it = m_cache.find(pid);
+    // Pids are reused; a name older than 2 s is read again.
+    if (it != m_cache.end() && now - it->second.read_at_ns < 2'000'000'000) {
+      return it->second.name;
+    }
+  }
+  std::string name = "?";
+  if (pid > 0) {
+    char file[64];
+    std::snprintf(file, sizeof file, "/proc/%d/comm", static_cast<int>(pid));
+    int fd = ::open(file, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[64];
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      ::close(fd);
+      if (n > 0) {
+        name.assign(buf, static_cast<size_t>(n));
+        while (!name.empty() && name.back() == '\n') {
+          name.pop_back();
+        }
+      }
+    }
+  }
+  std::lock_guard lock(m_mutex);
+  if (m_cache.size() > 4096) {
+    m_cache.clear();
+  }
+  m_cache.insert_or_assign(pid, Cached{name, now});
+  return name;
+}
+
+} // namespace ws::fuse

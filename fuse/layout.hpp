@@ -1,0 +1,30 @@
+#pragma once
+
+#include <filesystem>
+
+namespace ws::fuse {
+
+/// Where a workspace keeps its state, all under one directory outside the project:
+///   upper/        the agent's writes (a real directory tree)
+///   work/         scratch for atomic copy-up (same filesystem as upper/)
+///   bases/        content of lower files as the agent first found them, by XXH3-128
+///   meta.db       overlay metadata: whiteouts, opaque dirs, bases, origins (SQLite)
+///   journal.db    every mutating operation (SQLite)
+///   daemon.lock   held (flock) by the one daemon serving this workspace
+///   daemon.log    that daemon's log
+struct WorkspaceLayout {
+  std::filesystem::path dir;
+
+  std::filesystem::path upper() const { return dir / "upper"; }
+  std::filesystem::path work() const { return dir / "work"; }
+  std::filesystem::path bases() const { return dir / "bases"; }
+  std::filesystem::path meta_db() const { return dir / "meta.db"; }
+  std::filesystem::path journal_db() const { return dir / "journal.db"; }
+  std::filesystem::path lock_file() const { return dir / "daemon.lock"; }
+  std::filesystem::path log_file() const { return dir / "daemon.log"; }
+
+  /// Creates the directories (mode 0700); existing ones are kept.
+  void create_dirs() const;
+};
+
+} // namespace ws::fuse

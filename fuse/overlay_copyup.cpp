@@ -1,0 +1,411 @@
+// Copy-up: the first change to a lower object copies it into the upper layer, remembering
+// its base (identity, content hash, content in bases/) for status and 3-way apply.
+#include "fuse/overlay_fs.hpp"
+#include "fuse/system_error.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+#include <set>
+
+namespace ws::fuse {
+
+namespace {
+
+// Bases larger than this keep only their hash: a 3-way merge of such files is not useful,
+// and doubling a multi-GiB copy-up would be.
+constexpr off_t k_base_content_limit = 64ll << 20;
+
+int64_t mtime_ns(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+void write_all(int fd, const char* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw_errno("copy-up: write", path);
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+/// Copies `src` to `dst` keeping holes, and returns the XXH3-128 of the whole content.
+Hash128 copy_data(int src, int dst, off_t size, const std::string& path) {
+  Hasher hasher;
+  static const std::array<char, 1 << 16> zeros{};
+  std::vector<char> buf(1 << 20);
+  off_t pos = 0;
+  while (pos < size) {
+    off_t data = ::lseek(src, pos, SEEK_DATA);
+    if (data < 0) {
+      data = errno == ENXIO ? size : pos; // ENXIO: only a hole remains
+    }
+    for (off_t z = pos; z < data;) { // a hole reads as zeros
+      size_t n = static_cast<size_t>(std::min<off_t>(data - z, zeros.size()));
+      hasher.update(zeros.data(), n);
+      z += static_cast<off_t>(n);
+    }
+    if (data >= size) {
+      break;
+    }
+    off_t hole = ::lseek(src, data, SEEK_HOLE);
+    if (hole < 0) {
+      hole = size;
+    }
+    for (off_t off = data; off < hole;) {
+      ssize_t n = ::pread(src, buf.data(), static_cast<size_t>(std::min<off_t>(hole - off, buf.size())), off);
+      if (n < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        throw_errno("copy-up: read", path);
+      }
+      if (n == 0) {
+        hole = off; // the file shrank under us
+        size = off;
+        break;
+      }
+      hasher.update(buf.data(), static_cast<size_t>(n));
+      if (::lseek(dst, off, SEEK_SET) < 0) {
+        throw_errno("copy-up: seek", path);
+      }
+      write_all(dst, buf.data(), static_cast<size_t>(n), path);
+      off += n;
+    }
+    pos = hole;
+  }
+  if (::ftruncate(dst, size) != 0) {
+    throw_errno("copy-up: truncate", path);
+  }
+  return hasher.digest();
+}
+
+void copy_user_xattrs(const std::string& from, const std::string& to) {
+  char names[4096];
+  ssize_t len = ::listxattr(from.c_str(), names, sizeof names);
+  for (ssize_t i = 0; len > 0 && i < len; i += static_cast<ssize_t>(std::strlen(names + i)) + 1) {
+    const char* name = names + i;
+    if (std::strncmp(name, "user.", 5) != 0) {
+      continue;
+    }
+    char value[65536];
+    ssize_t vlen = ::getxattr(from.c_str(), name, value, sizeof value);
+    if (vlen >= 0) {
+      ::setxattr(to.c_str(), name, value, static_cast<size_t>(vlen), 0);
+    }
+  }
+}
+
+} // namespace
+
+Identity OverlayFs::lower_identity(const struct stat& st) const {
+  Identity id;
+  id.ino = st.st_ino;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = mtime_ns(st);
+  id.mode = st.st_mode;
+  return id;
+}
+
+Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_parent, const std::string& name,
+                                const std::string& path) {
+  Identity id = lower_identity(st);
+  std::string tmp = "c" + std::to_string(m_tmp_counter.fetch_add(1));
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  try {
+    switch (st.st_mode & S_IFMT) {
+    case S_IFREG: {
+      UniqueFd src(::open(proc_fd_path(lower_fd).c_str(), O_RDONLY | O_CLOEXEC));
+      if (!src) {
+        throw_errno("copy-up: open", path);
+      }
+      UniqueFd dst(::openat(m_work.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
+      if (!dst) {
+        throw_errno("copy-up: create", path);
+      }
+      id.hash = copy_data(src.get(), dst.get(), st.st_size, path);
+      if (st.st_size <= k_base_content_limit) {
+        std::string base = id.hash->hex();
+        if (::faccessat(m_bases.get(), base.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+          std::string btmp = tmp + ".base";
+          UniqueFd b(::openat(m_work.get(), btmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0400));
+          if (!b) {
+            throw_errno("copy-up: save base", path);
+          }
+          loff_t in_off = 0;
+          for (off_t left = st.st_size; left > 0;) {
+            ssize_t n = ::copy_file_range(dst.get(), &in_off, b.get(), nullptr, static_cast<size_t>(left), 0);
+            if (n <= 0) {
+              if (n < 0 && errno == EINTR) {
+                continue;
+              }
+              throw_errno("copy-up: save base", path);
+            }
+            left -= n;
+          }
+          if (::renameat(m_work.get(), btmp.c_str(), m_bases.get(), base.c_str()) != 0) {
+            throw_errno("copy-up: save base", path);
+          }
+        }
+      }
+      if (::fchmod(dst.get(), st.st_mode & 07777) != 0) {
+        throw_errno("copy-up: chmod", path);
+      }
+      if (m_root_daemon) {
+        (void)::fchown(dst.get(), st.st_uid, st.st_gid);
+        if (st.st_mode & (S_ISUID | S_ISGID)) {
+          (void)::fchmod(dst.get(), st.st_mode & 07777); // chown cleared them
+        }
+      }
+      copy_user_xattrs(proc_fd_path(src.get()), proc_fd_path(dst.get()));
+      ::futimens(dst.get(), times);
+      break;
+    }
+    case S_IFLNK: {
+      char target[PATH_MAX + 1];
+      ssize_t len = ::readlinkat(lower_fd, "", target, sizeof target - 1);
+      if (len < 0) {
+        throw_errno("copy-up: readlink", path);
+      }
+      id.hash = hash_bytes(std::string_view(target, static_cast<size_t>(len)));
+      target[len] = '\0';
+      if (::symlinkat(target, m_work.get(), tmp.c_str()) != 0) {
+        throw_errno("copy-up: symlink", path);
+      }
+      if (m_root_daemon) {
+        (void)::fchownat(m_work.get(), tmp.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+      }
+      ::utimensat(m_work.get(), tmp.c_str(), times, AT_SYMLINK_NOFOLLOW);
+      break;
+    }
+    case S_IFIFO:
+    case S_IFSOCK:
+      if (::mknodat(m_work.get(), tmp.c_str(), st.st_mode, 0) != 0) {
+        throw_errno("copy-up: mknod", path);
+      }
+      if (m_root_daemon) {
+        (void)::fchownat(m_work.get(), tmp.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+      }
+      break;
+    default:
+      throw SystemError(EPERM, "copy-up: unsupported file type '" + path + "'");
+    }
+    // Metadata first: a crash between the two leaves a record without an upper object,
+    // which reads as "unchanged", never an upper object whose origin is forgotten.
+    PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+    if (!meta.base) {
+      meta.base = id;
+    }
+    meta.origin = id;
+    meta.origin_path = path;
+    m_meta.put(path, meta);
+    if (::renameat(m_work.get(), tmp.c_str(), upper_parent, name.c_str()) != 0) {
+      throw_errno("copy-up: rename into place", path);
+    }
+  } catch (...) {
+    ::unlinkat(m_work.get(), tmp.c_str(), 0);
+    throw;
+  }
+  return id;
+}
+
+void OverlayFs::ensure_upper_dir(Node* dir) {
+  if (dir->upper_fd.load() >= 0) {
+    return;
+  }
+  std::lock_guard lock(dir->mutex);
+  if (dir->upper_fd.load() >= 0) {
+    return;
+  }
+  if (dir->unlinked || !dir->parent) {
+    throw SystemError(ENOENT, "copy-up of a removed directory");
+  }
+  ensure_upper_dir(dir->parent);
+  std::string path = path_locked(dir);
+  struct stat st {};
+  if (::fstat(dir->lower_fd.load(), &st) != 0) {
+    throw_errno("copy-up: stat", path);
+  }
+  int pu = dir->parent->upper_fd.load();
+  if (::mkdirat(pu, dir->name.c_str(), (st.st_mode & 07777) | S_IRWXU) != 0 && errno != EEXIST) {
+    throw_errno("copy-up: mkdir", path);
+  }
+  UniqueFd fd(::openat(pu, dir->name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) {
+    throw_errno("copy-up: open directory", path);
+  }
+  std::string proc = proc_fd_path(fd.get());
+  ::chmod(proc.c_str(), st.st_mode & 07777);
+  if (m_root_daemon) {
+    (void)::fchownat(fd.get(), "", st.st_uid, st.st_gid, AT_EMPTY_PATH);
+  }
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ::utimensat(AT_FDCWD, proc.c_str(), times, 0);
+  PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+  if (!meta.origin) {
+    meta.origin = lower_identity(st);
+    meta.origin_path = path;
+    m_meta.put(path, meta);
+  }
+  dir->upper_fd.store(fd.release(), std::memory_order_release);
+}
+
+void OverlayFs::copy_up(Node* n) {
+  if (n->type == S_IFDIR) {
+    ensure_upper_dir(n);
+    return;
+  }
+  if (n->upper_fd.load() >= 0) {
+    return;
+  }
+  std::lock_guard lock(n->mutex);
+  if (n->upper_fd.load() >= 0) {
+    return;
+  }
+  if (n->unlinked) {
+    throw SystemError(ENOENT, "copy-up of a removed file");
+  }
+  ensure_upper_dir(n->parent);
+  std::string path = path_locked(n);
+  int lfd = n->lower_fd.load();
+  struct stat st {};
+  if (::fstat(lfd, &st) != 0) {
+    throw_errno("copy-up: stat", path);
+  }
+  int pu = n->parent->upper_fd.load();
+  copy_object(lfd, st, pu, n->name, path);
+  UniqueFd fd(::openat(pu, n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    throw_errno("copy-up: open", path);
+  }
+  n->upper_fd.store(fd.release(), std::memory_order_release);
+}
+
+void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string& path) {
+  UniqueFd lfd(::openat(lower_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!lfd) {
+    throw_errno("copy-up: open directory", path);
+  }
+  DIR* d = ::fdopendir(lfd.get());
+  if (!d) {
+    throw_errno("copy-up: read directory", path);
+  }
+  lfd.release();
+  std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      names.emplace_back(e->d_name);
+    }
+  }
+  for (const std::string& name : names) {
+    std::string child = join_path(path, name);
+    if (m_meta.is_whiteout(child)) {
+      continue;
+    }
+    UniqueFd lower(::openat(lower_dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!lower || ::fstat(lower.get(), &st) != 0) {
+      continue; // vanished from the real tree meanwhile
+    }
+    struct stat ust {};
+    bool in_upper = ::fstatat(upper_dir, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) == 0;
+    if (S_ISDIR(st.st_mode)) {
+      if (in_upper && (!S_ISDIR(ust.st_mode) || m_meta.is_opaque(child))) {
+        continue; // the upper object hides the lower directory entirely
+      }
+      if (!in_upper) {
+        if (::mkdirat(upper_dir, name.c_str(), (st.st_mode & 07777) | S_IRWXU) != 0) {
+          throw_errno("copy-up: mkdir", child);
+        }
+        if (m_root_daemon) {
+          (void)::fchownat(upper_dir, name.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+        }
+        PathMeta meta = m_meta.get(child).value_or(PathMeta{});
+        meta.origin = lower_identity(st);
+        meta.origin_path = child;
+        m_meta.put(child, meta);
+      }
+      UniqueFd udir(::openat(upper_dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!udir) {
+        throw_errno("copy-up: open directory", child);
+      }
+      copy_tree_locked(lower.get(), udir.get(), child);
+      if (!in_upper) {
+        struct timespec times[2] = {st.st_atim, st.st_mtim};
+        ::utimensat(upper_dir, name.c_str(), times, AT_SYMLINK_NOFOLLOW);
+        ::fchmodat(upper_dir, name.c_str(), st.st_mode & 07777, 0);
+      }
+    } else if (!in_upper) {
+      copy_object(lower.get(), st, upper_dir, name, child);
+    }
+  }
+  // Everything the lower directory showed now lives above it.
+  PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+  meta.opaque = true;
+  m_meta.put(path, meta);
+}
+
+void OverlayFs::copy_up_tree(Node* dir) {
+  ensure_upper_dir(dir);
+  if (dir->lower_fd.load() < 0) {
+    return;
+  }
+  copy_tree_locked(dir->lower_fd.load(), dir->upper_fd.load(), path_locked(dir));
+  refresh_after_tree_copy(dir);
+}
+
+void OverlayFs::refresh_after_tree_copy(Node* dir) {
+  std::vector<Node*> children;
+  {
+    std::lock_guard table(m_table);
+    for (auto& [name, child] : dir->children) {
+      children.push_back(child);
+    }
+  }
+  {
+    std::lock_guard lock(dir->mutex);
+    int old = dir->lower_fd.exchange(-1);
+    if (old >= 0) {
+      dir->retired_fds.push_back(old);
+    }
+  }
+  for (Node* child : children) {
+    if (child->upper_fd.load() < 0) {
+      UniqueFd fd(::openat(dir->upper_fd.load(), child->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      std::lock_guard lock(child->mutex);
+      if (fd && child->upper_fd.load() < 0) {
+        child->upper_fd.store(fd.release());
+      }
+    }
+    if (child->type == S_IFDIR) {
+      refresh_after_tree_copy(child);
+    }
+  }
+}
+
+void OverlayFs::set_owner(int dirfd, const char* name, const Caller& c, Node* parent) {
+  if (!m_root_daemon) {
+    return;
+  }
+  gid_t gid = c.gid;
+  struct stat pst {};
+  if (::fstat(parent->upper_fd.load(), &pst) == 0 && (pst.st_mode & S_ISGID)) {
+    gid = pst.st_gid; // BSD group semantics in setgid directories, as ext4
+  }
+  if (::fchownat(dirfd, name, c.uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
+    throw_errno("chown new file", name);
+  }
+}
+
+} // namespace ws::fuse

@@ -1,0 +1,273 @@
+// Open files, attributes, extended attributes.
+#include "fuse/overlay_fs.hpp"
+#include "fuse/system_error.hpp"
+
+#include <fuse_lowlevel.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace ws::fuse {
+
+namespace {
+bool opens_for_write(int flags) { return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC); }
+
+// Flags that make sense only when creating or resolving a name, not when re-opening the
+// backing object through /proc/self/fd.
+constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW;
+} // namespace
+
+std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags, const std::string* path) {
+  bool write = opens_for_write(flags);
+  if (write && n->upper_fd.load() < 0) {
+    copy_up(n);
+  }
+  int backing = n->backing_fd();
+  auto fh = std::make_unique<FileHandle>();
+  fh->fd = UniqueFd(::open(proc_fd_path(backing).c_str(), (flags & ~k_strip) | O_CLOEXEC));
+  if (!fh->fd) {
+    throw_errno("open", path ? *path : n->name);
+  }
+  fh->on_upper = backing == n->upper_fd.load();
+  fh->flags = flags;
+  fh->opener = c;
+  if (write) {
+    fh->path = path ? *path : path_locked(n);
+    if (flags & O_TRUNC) {
+      record(c, "truncate", fh->path, {}, "0");
+    }
+  }
+  return fh;
+}
+
+std::unique_ptr<FileHandle> OverlayFs::open(const Caller& c, Node* n, int flags) {
+  if (!opens_for_write(flags)) {
+    return open_locked(c, n, flags, nullptr); // reads need no path, no lock
+  }
+  std::shared_lock tree(m_tree);
+  return open_locked(c, n, flags, nullptr);
+}
+
+std::pair<Entry, std::unique_ptr<FileHandle>> OverlayFs::create(const Caller& c, Node* parent, std::string_view name,
+                                                                mode_t mode, int flags) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  if (try_resolve_locked(parent, name, path)) {
+    if (flags & O_EXCL) {
+      throw SystemError(EEXIST, "create '" + path + "'");
+    }
+    Entry e = attach_entry_locked(parent, name, path);
+    try {
+      auto fh = open_locked(c, e.node, flags, &path);
+      e.attr = getattr(e.node);
+      return {e, std::move(fh)};
+    } catch (...) {
+      tree.unlock();
+      forget(e.node, 1);
+      throw;
+    }
+  }
+  ensure_upper_dir(parent);
+  int pu = parent->upper_fd.load();
+  std::string n(name);
+  auto fh = std::make_unique<FileHandle>();
+  fh->fd = UniqueFd(::openat(pu, n.c_str(), (flags & ~(O_NOCTTY | O_NOFOLLOW)) | O_CREAT | O_EXCL | O_CLOEXEC,
+                             mode & 07777));
+  if (!fh->fd) {
+    throw_errno("create", path);
+  }
+  set_owner(pu, n.c_str(), c, parent);
+  fh->on_upper = true;
+  fh->flags = flags;
+  fh->opener = c;
+  fh->path = path;
+  record(c, "create", path);
+  return {attach_entry_locked(parent, name, path), std::move(fh)};
+}
+
+int OverlayFs::read_fd(Node* n, FileHandle& fh) {
+  if (int r = fh.reopened_fd.load(std::memory_order_acquire); r >= 0) {
+    return r;
+  }
+  if (fh.on_upper || n->upper_fd.load(std::memory_order_acquire) < 0) {
+    return fh.fd.get();
+  }
+  // Another open copied the file up after this one opened the lower file: read the copy,
+  // which may have been written since (overlayfs before 4.19 gave stale reads here).
+  std::lock_guard lock(fh.mutex);
+  if (!fh.reopened) {
+    fh.reopened = UniqueFd(::open(proc_fd_path(n->upper_fd.load()).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fh.reopened) {
+      return fh.fd.get();
+    }
+    fh.reopened_fd.store(fh.reopened.get(), std::memory_order_release);
+  }
+  return fh.reopened.get();
+}
+
+void OverlayFs::note_write(FileHandle& fh, uint64_t offset, uint64_t size) {
+  std::lock_guard lock(fh.mutex);
+  fh.written.add(offset, size);
+  if (fh.written.size() >= 64) {
+    // A long-lived handle with scattered writes: journal what we have now.
+    record(fh.opener, "write", fh.path, {}, fh.written.str());
+    fh.written.clear();
+  }
+}
+
+void OverlayFs::release(FileHandle& fh) {
+  std::lock_guard lock(fh.mutex);
+  if (!fh.written.empty()) {
+    record(fh.opener, "write", fh.path, {}, fh.written.str());
+    fh.written.clear();
+  }
+}
+
+void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset, off_t length) {
+  (void)n;
+  if (::fallocate(fh.fd.get(), mode, offset, length) != 0) {
+    throw_errno("fallocate", fh.path);
+  }
+  record(c, "fallocate", fh.path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
+}
+
+struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set, FileHandle* fh) {
+  std::shared_lock tree(m_tree);
+  std::string path = path_locked(n);
+  if (n->upper_fd.load() < 0) {
+    copy_up(n);
+  }
+  int fd = n->upper_fd.load();
+  std::string proc = proc_fd_path(fd);
+  bool symlink = n->type == S_IFLNK;
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    if (symlink) {
+      throw SystemError(EOPNOTSUPP, "chmod of a symlink '" + path + "'");
+    }
+    if (::chmod(proc.c_str(), attr.st_mode & 07777) != 0) {
+      throw_errno("chmod", path);
+    }
+    char mode[16];
+    std::snprintf(mode, sizeof mode, "%04o", attr.st_mode & 07777);
+    record(c, "chmod", path, {}, mode);
+  }
+  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+    uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr.st_uid : static_cast<uid_t>(-1);
+    gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr.st_gid : static_cast<gid_t>(-1);
+    if (::fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+      throw_errno("chown", path);
+    }
+    record(c, "chown", path, {}, std::to_string(static_cast<int>(uid)) + ":" + std::to_string(static_cast<int>(gid)));
+  }
+  if (to_set & FUSE_SET_ATTR_SIZE) {
+    int rc = (fh && fh->on_upper) ? ::ftruncate(fh->fd.get(), attr.st_size) : ::truncate(proc.c_str(), attr.st_size);
+    if (rc != 0) {
+      throw_errno("truncate", path);
+    }
+    record(c, "truncate", path, {}, std::to_string(attr.st_size));
+  }
+  if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+    struct timespec tv[2];
+    tv[0].tv_nsec = UTIME_OMIT;
+    tv[1].tv_nsec = UTIME_OMIT;
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+      tv[0].tv_nsec = UTIME_NOW;
+    } else if (to_set & FUSE_SET_ATTR_ATIME) {
+      tv[0] = attr.st_atim;
+    }
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+      tv[1].tv_nsec = UTIME_NOW;
+    } else if (to_set & FUSE_SET_ATTR_MTIME) {
+      tv[1] = attr.st_mtim;
+    }
+    int rc = symlink ? ::utimensat(n->parent->upper_fd.load(), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
+                     : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
+    if (rc != 0) {
+      throw_errno("utimens", path);
+    }
+    record(c, "utimens", path);
+  }
+  return getattr(n);
+}
+
+std::string OverlayFs::getxattr(Node* n, const char* name) {
+  // Only user.* is kept. security.capability is asked before every write: answer at once.
+  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK) {
+    throw SystemError(ENODATA, "getxattr");
+  }
+  std::string proc = proc_fd_path(n->backing_fd());
+  std::string value(256, '\0');
+  for (;;) {
+    ssize_t len = ::getxattr(proc.c_str(), name, value.data(), value.size());
+    if (len >= 0) {
+      value.resize(static_cast<size_t>(len));
+      return value;
+    }
+    if (errno != ERANGE) {
+      throw_errno("getxattr");
+    }
+    ssize_t need = ::getxattr(proc.c_str(), name, nullptr, 0);
+    if (need < 0) {
+      throw_errno("getxattr");
+    }
+    value.resize(static_cast<size_t>(need) + 1);
+  }
+}
+
+std::string OverlayFs::listxattr(Node* n) {
+  if (n->type == S_IFLNK) {
+    return {};
+  }
+  std::string proc = proc_fd_path(n->backing_fd());
+  ssize_t need = ::listxattr(proc.c_str(), nullptr, 0);
+  if (need <= 0) {
+    return {};
+  }
+  std::string names(static_cast<size_t>(need), '\0');
+  ssize_t len = ::listxattr(proc.c_str(), names.data(), names.size());
+  if (len < 0) {
+    throw_errno("listxattr");
+  }
+  std::string out;
+  for (size_t i = 0; i < static_cast<size_t>(len);) {
+    const char* nm = names.data() + i;
+    size_t l = std::strlen(nm);
+    if (std::strncmp(nm, "user.", 5) == 0) {
+      out.append(nm, l + 1);
+    }
+    i += l + 1;
+  }
+  return out;
+}
+
+void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string_view value, int flags) {
+  if (std::strncmp(name, "user.", 5) != 0) {
+    throw SystemError(EOPNOTSUPP, "setxattr: only user.* attributes are kept");
+  }
+  std::shared_lock tree(m_tree);
+  std::string path = path_locked(n);
+  copy_up(n);
+  if (::setxattr(proc_fd_path(n->upper_fd.load()).c_str(), name, value.data(), value.size(), flags) != 0) {
+    throw_errno("setxattr", path);
+  }
+  record(c, "setxattr", path, {}, name);
+}
+
+void OverlayFs::removexattr(const Caller& c, Node* n, const char* name) {
+  if (std::strncmp(name, "user.", 5) != 0) {
+    throw SystemError(ENODATA, "removexattr");
+  }
+  std::shared_lock tree(m_tree);
+  std::string path = path_locked(n);
+  copy_up(n);
+  if (::removexattr(proc_fd_path(n->upper_fd.load()).c_str(), name) != 0) {
+    throw_errno("removexattr", path);
+  }
+  record(c, "removexattr", path, {}, name);
+}
+
+} // namespace ws::fuse

@@ -1,0 +1,227 @@
+#pragma once
+
+#include "fuse/journal.hpp"
+#include "fuse/layout.hpp"
+#include "fuse/meta_store.hpp"
+#include "fuse/unique_fd.hpp"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ws::fuse {
+
+/// Who asked: the FUSE request's caller.
+struct Caller {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  pid_t pid = 0;
+  mode_t umask = 0;
+};
+
+/// One object of the view as the kernel knows it (a FUSE nodeid is a Node*).
+///
+/// A node stands for a path of the view; it is backed by an O_PATH fd on its upper object
+/// (once copied up or created) and, while it still shows the real tree, its lower object.
+/// Directories that merge both layers hold both fds.
+///
+/// Locking (also in docs/locking.md), always in this order:
+///   1. OverlayFs::m_tree (shared_mutex): parent/name of every node. Shared for any
+///      operation that computes a path and acts on it; exclusive for rename.
+///   2. Node::mutex, descendant before ancestor: serialises copy-up of this node.
+///   3. OverlayFs::m_table (mutex): nlookup, children maps, node lifetime.
+/// The fd fields are atomics set once (upper) or retired, never closed while the node
+/// lives, so readers need no lock.
+struct Node {
+  Node* parent = nullptr; ///< m_tree
+  std::string name;       ///< m_tree
+  bool unlinked = false;  ///< m_table: no longer reachable by name (unlinked or replaced)
+
+  uint64_t nlookup = 0;                             ///< m_table
+  std::unordered_map<std::string, Node*> children; ///< m_table: known children by name
+  uint32_t child_refs = 0; ///< m_table: live children, named or detached; they keep us alive
+
+  std::mutex mutex;
+  std::atomic<int> upper_fd{-1};
+  std::atomic<int> lower_fd{-1};
+  std::vector<int> retired_fds; ///< guarded by mutex; closed with the node
+
+  mode_t type = 0;         ///< S_IFMT bits
+  uint64_t ino = 0;        ///< st_ino reported to the kernel: stable across copy-up
+  uint64_t generation = 0; ///< with the nodeid, unique over the mount's life
+
+  ~Node();
+  int backing_fd() const {
+    int u = upper_fd.load(std::memory_order_acquire);
+    return u >= 0 ? u : lower_fd.load(std::memory_order_acquire);
+  }
+};
+
+struct Entry {
+  Node* node = nullptr;
+  struct stat attr {};
+};
+
+struct DirEntry {
+  std::string name;
+  uint64_t ino = 0;
+  unsigned char type = 0; ///< DT_*
+};
+
+/// An open file: the fd it reads and writes, and the written ranges not yet journaled.
+struct FileHandle {
+  std::mutex mutex;
+  UniqueFd fd;           ///< opened at open/create; fixed for the handle's life
+  bool on_upper = false; ///< fd is on the upper layer; fixed at open
+  UniqueFd reopened;     ///< mutex: the upper copy, if another open copied the file up later
+  std::atomic<int> reopened_fd{-1};
+  int flags = 0;
+  Caller opener;
+  std::string path; ///< for the journal
+  RangeSet written;
+};
+
+struct DirHandle {
+  std::mutex mutex;
+  std::vector<DirEntry> entries; ///< snapshot taken at offset 0: stable while listing
+  bool loaded = false;
+};
+
+struct OverlayOptions {
+  double entry_timeout = 1.0;
+  double attr_timeout = 1.0;
+  double negative_timeout = 1.0;
+};
+
+/// The copy-on-write view: lower = the real project (only read), upper = the workspace's
+/// private tree. Every method takes the calling node(s) and throws SystemError with the
+/// errno the kernel should see. Thread-safe (see Node for the lock order).
+class OverlayFs {
+public:
+  OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout, OverlayOptions options);
+  ~OverlayFs();
+  OverlayFs(const OverlayFs&) = delete;
+  OverlayFs& operator=(const OverlayFs&) = delete;
+
+  Node* root() { return m_root.get(); }
+  const OverlayOptions& options() const { return m_options; }
+  Node* node(uint64_t nodeid);
+  uint64_t nodeid(const Node* n) const;
+
+  // lookups and attributes (overlay_lookup.cpp)
+  Entry lookup(Node* parent, std::string_view name);
+  void forget(Node* n, uint64_t count);
+  struct stat getattr(Node* n);
+  struct stat setattr(const Caller& c, Node* n, const struct stat& attr, int to_set, FileHandle* fh);
+  std::string readlink(Node* n);
+
+  // namespace operations (overlay_namespace.cpp)
+  Entry mkdir(const Caller& c, Node* parent, std::string_view name, mode_t mode);
+  Entry mknod(const Caller& c, Node* parent, std::string_view name, mode_t mode, dev_t rdev);
+  Entry symlink(const Caller& c, Node* parent, std::string_view name, std::string_view target);
+  Entry link(const Caller& c, Node* n, Node* newparent, std::string_view newname);
+  void unlink(const Caller& c, Node* parent, std::string_view name);
+  void rmdir(const Caller& c, Node* parent, std::string_view name);
+  void rename(const Caller& c, Node* parent, std::string_view name, Node* newparent, std::string_view newname,
+              unsigned flags);
+
+  // files (overlay_files.cpp)
+  std::unique_ptr<FileHandle> open(const Caller& c, Node* n, int flags);
+  std::pair<Entry, std::unique_ptr<FileHandle>> create(const Caller& c, Node* parent, std::string_view name,
+                                                       mode_t mode, int flags);
+  /// The fd to read from (re-opened on the upper copy if another open copied it up).
+  int read_fd(Node* n, FileHandle& fh);
+  void note_write(FileHandle& fh, uint64_t offset, uint64_t size);
+  void release(FileHandle& fh);
+  void fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset, off_t length);
+
+  // directories (overlay_dirs.cpp)
+  std::vector<DirEntry> list_dir(Node* dir);
+
+  // extended attributes and statfs (overlay_xattr.cpp)
+  std::string getxattr(Node* n, const char* name);
+  std::string listxattr(Node* n);
+  void setxattr(const Caller& c, Node* n, const char* name, std::string_view value, int flags);
+  void removexattr(const Caller& c, Node* n, const char* name);
+  struct statvfs statfs();
+
+  JournalWriter& journal() { return m_journal; }
+  MetaStore& meta() { return m_meta; }
+
+private:
+  /// A name resolved in a directory: its upper object, and the lower object it shows
+  /// (for a directory: the lower directory it merges).
+  struct Found {
+    UniqueFd upper; ///< O_PATH
+    UniqueFd lower; ///< O_PATH
+    struct stat st {};
+    bool on_upper = false;
+  };
+
+  std::string path_locked(const Node* n) const; // needs m_tree held
+  Found resolve_locked(Node* parent, std::string_view name, const std::string& path);
+  Node* attach_locked(Node* parent, std::string_view name, Found&& found);
+  Entry entry_for(Node* n);
+  Entry attach_entry_locked(Node* parent, std::string_view name, const std::string& path);
+  std::optional<Found> try_resolve_locked(Node* parent, std::string_view name, const std::string& path);
+  std::optional<Identity> lower_at_locked(Node* parent, std::string_view name, const std::string& path);
+  bool is_empty_view_dir(const Found& f, const std::string& path);
+  std::unique_ptr<FileHandle> open_locked(const Caller& c, Node* n, int flags, const std::string* path);
+  void detach_child(Node* parent, std::string_view name);
+  void detach_locked(Node* child);
+  void release_locked(Node* n); // frees n and ancestors no longer referenced
+  uint64_t upper_ino(uint64_t ino) const { return m_same_dev ? ino : (ino | (1ull << 63)); }
+  uint64_t report_ino(const std::string& path, const struct stat& st, bool on_upper, int lower_dir_fd);
+  bool lower_visible_locked(const Node* parent, const std::string& path) const;
+  bool is_empty_dir_locked(Node* dir, const std::string& path);
+
+  // copy-up (overlay_copyup.cpp); callers hold m_tree
+  void copy_up(Node* n);
+  void ensure_upper_dir(Node* dir);
+  void copy_up_tree(Node* dir);
+  void copy_tree_locked(int lower_dir, int upper_dir, const std::string& path);
+  Identity copy_object(int lower_fd, const struct stat& st, int upper_parent, const std::string& name,
+                       const std::string& path);
+  void refresh_after_tree_copy(Node* dir);
+  Identity lower_identity(const struct stat& st) const;
+  void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
+
+  void record(const Caller& c, const char* op, std::string path, std::string path2 = {}, std::string detail = {});
+
+  std::filesystem::path m_lower_dir;
+  WorkspaceLayout m_layout;
+  OverlayOptions m_options;
+  UniqueFd m_lower_root;
+  UniqueFd m_upper_root;
+  UniqueFd m_work;
+  UniqueFd m_bases;
+  bool m_same_dev = true;
+  bool m_root_daemon = false;
+
+  MetaStore m_meta;
+  JournalWriter m_journal;
+  ProcessNames m_process_names;
+
+  mutable std::shared_mutex m_tree;
+  std::mutex m_table;
+  std::unique_ptr<Node> m_root;
+  std::unordered_map<Node*, std::unique_ptr<Node>> m_nodes; ///< m_table: every live node but root
+  std::atomic<uint64_t> m_next_generation{1};
+  std::atomic<uint64_t> m_tmp_counter{0};
+};
+
+/// "/proc/self/fd/N": reopens an O_PATH fd with real access modes.
+std::string proc_fd_path(int fd);
+
+} // namespace ws::fuse

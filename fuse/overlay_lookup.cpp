@@ -1,0 +1,306 @@
+// Node table, name resolution and attributes of the copy-on-write view.
+#include "fuse/overlay_fs.hpp"
+#include "fuse/system_error.hpp"
+
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace ws::fuse {
+
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+Node::~Node() {
+  for (int fd : {upper_fd.load(), lower_fd.load()}) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+  }
+  for (int fd : retired_fds) {
+    ::close(fd);
+  }
+}
+
+namespace {
+
+UniqueFd open_path(int dirfd, const char* name, int extra = 0) {
+  return UniqueFd(::openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | extra));
+}
+
+UniqueFd open_dir_checked(const std::filesystem::path& p, int flags, const char* what) {
+  UniqueFd fd(::open(p.c_str(), flags | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) {
+    throw_errno(what, p.string());
+  }
+  return fd;
+}
+
+} // namespace
+
+OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout, OverlayOptions options)
+    : m_lower_dir(lower_dir), m_layout(layout), m_options(options),
+      m_lower_root(open_dir_checked(lower_dir, O_PATH, "open project directory")),
+      m_upper_root(open_dir_checked(layout.upper(), O_PATH, "open upper layer")),
+      m_work(open_dir_checked(layout.work(), O_RDONLY, "open work directory")),
+      m_bases(open_dir_checked(layout.bases(), O_RDONLY, "open base store")),
+      m_meta(layout.meta_db(), Db::Mode::ReadWrite), m_journal(layout.journal_db()) {
+  struct stat lst {}, ust{};
+  if (::fstat(m_lower_root.get(), &lst) != 0 || ::fstat(m_upper_root.get(), &ust) != 0) {
+    throw_errno("stat layer roots", lower_dir.string());
+  }
+  m_same_dev = lst.st_dev == ust.st_dev;
+  // The view's root shows the project directory's own mode, owner and times.
+  std::string upper_root = proc_fd_path(m_upper_root.get());
+  ::chmod(upper_root.c_str(), lst.st_mode & 07777);
+  if (::geteuid() == 0) {
+    (void)::fchownat(m_upper_root.get(), "", lst.st_uid, lst.st_gid, AT_EMPTY_PATH);
+  }
+  struct timespec times[2] = {lst.st_atim, lst.st_mtim};
+  ::utimensat(AT_FDCWD, upper_root.c_str(), times, 0);
+  m_root_daemon = ::geteuid() == 0;
+  m_root = std::make_unique<Node>();
+  m_root->type = S_IFDIR;
+  m_root->ino = lst.st_ino;
+  m_root->nlookup = 1;
+  m_root->generation = 0;
+  m_root->upper_fd = ::fcntl(m_upper_root.get(), F_DUPFD_CLOEXEC, 0);
+  m_root->lower_fd = ::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0);
+  // Scratch files of an interrupted copy-up are garbage: nothing points at them.
+  for (auto& e : std::filesystem::directory_iterator(layout.work())) {
+    std::error_code ec;
+    std::filesystem::remove_all(e.path(), ec);
+  }
+}
+
+OverlayFs::~OverlayFs() = default;
+
+Node* OverlayFs::node(uint64_t nodeid) {
+  return nodeid == 1 ? m_root.get() : reinterpret_cast<Node*>(static_cast<uintptr_t>(nodeid));
+}
+
+uint64_t OverlayFs::nodeid(const Node* n) const {
+  return n == m_root.get() ? 1 : static_cast<uint64_t>(reinterpret_cast<uintptr_t>(n));
+}
+
+std::string OverlayFs::path_locked(const Node* n) const {
+  // Collect names leaf to root, then join root to leaf.
+  const Node* parts[256];
+  size_t count = 0;
+  std::vector<const Node*> deep;
+  for (const Node* p = n; p && p != m_root.get(); p = p->parent) {
+    if (count < 256) {
+      parts[count++] = p;
+    } else {
+      deep.push_back(p);
+    }
+  }
+  std::string out;
+  for (auto it = deep.rbegin(); it != deep.rend(); ++it) {
+    if (!out.empty()) {
+      out += '/';
+    }
+    out += (*it)->name;
+  }
+  while (count > 0) {
+    if (!out.empty()) {
+      out += '/';
+    }
+    out += parts[--count]->name;
+  }
+  return out;
+}
+
+bool OverlayFs::lower_visible_locked(const Node* parent, const std::string& path) const {
+  return parent->lower_fd.load() >= 0 && !m_meta.is_whiteout(path);
+}
+
+uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, bool on_upper, int lower_dir_fd) {
+  if (!on_upper) {
+    return st.st_ino;
+  }
+  if (S_ISDIR(st.st_mode) && lower_dir_fd >= 0) {
+    struct stat lst {};
+    if (::fstat(lower_dir_fd, &lst) == 0) {
+      return lst.st_ino;
+    }
+  }
+  if (auto m = m_meta.get(path); m && m->origin) {
+    return m->origin->ino;
+  }
+  return upper_ino(st.st_ino);
+}
+
+OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_view, const std::string& path) {
+  std::string name(name_view);
+  Found f;
+  int pu = parent->upper_fd.load();
+  int pl = parent->lower_fd.load();
+  if (pu >= 0) {
+    f.upper = open_path(pu, name.c_str());
+    if (!f.upper && errno != ENOENT && errno != ENOTDIR) {
+      throw_errno("lookup (upper)", path);
+    }
+  }
+  bool lower_ok = pl >= 0 && !m_meta.is_whiteout(path);
+  if (f.upper) {
+    if (::fstat(f.upper.get(), &f.st) != 0) {
+      throw_errno("stat (upper)", path);
+    }
+    f.on_upper = true;
+    // An upper directory merges the lower one of the same name unless it is opaque.
+    if (S_ISDIR(f.st.st_mode) && lower_ok && !m_meta.is_opaque(path)) {
+      UniqueFd l = open_path(pl, name.c_str(), O_DIRECTORY);
+      if (l) {
+        f.lower = std::move(l);
+      }
+    }
+    return f;
+  }
+  if (lower_ok) {
+    f.lower = open_path(pl, name.c_str());
+    if (f.lower) {
+      if (::fstat(f.lower.get(), &f.st) != 0) {
+        throw_errno("stat (lower)", path);
+      }
+      return f;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) {
+      throw_errno("lookup (lower)", path);
+    }
+  }
+  throw SystemError(ENOENT, "lookup '" + path + "'");
+}
+
+Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
+  std::lock_guard table(m_table);
+  auto it = parent->children.find(std::string(name));
+  if (it != parent->children.end()) {
+    Node* existing = it->second;
+    struct stat cur {};
+    int fd = existing->backing_fd();
+    bool same = fd >= 0 && ::fstat(fd, &cur) == 0 && cur.st_ino == f.st.st_ino && cur.st_dev == f.st.st_dev &&
+                (cur.st_mode & S_IFMT) == (f.st.st_mode & S_IFMT);
+    if (same) {
+      ++existing->nlookup;
+      return existing;
+    }
+    // The object behind this name was replaced (the person saved the real file anew): a
+    // fresh node, so the kernel gets a fresh inode and drops what it cached of the old one.
+    detach_locked(existing);
+  }
+  auto owned = std::make_unique<Node>();
+  Node* n = owned.get();
+  n->parent = parent;
+  n->name = std::string(name);
+  n->type = f.st.st_mode & S_IFMT;
+  n->generation = m_next_generation.fetch_add(1);
+  n->nlookup = 1;
+  n->upper_fd = f.upper.release();
+  n->lower_fd = f.lower.release();
+  parent->children.emplace(n->name, n);
+  ++parent->child_refs;
+  m_nodes.emplace(n, std::move(owned));
+  return n;
+}
+
+Entry OverlayFs::lookup(Node* parent, std::string_view name) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  Found f = resolve_locked(parent, name, path);
+  uint64_t ino = report_ino(path, f.st, f.on_upper, f.lower.get());
+  struct stat st = f.st;
+  Node* n = attach_locked(parent, name, std::move(f));
+  n->ino = ino;
+  st.st_ino = ino;
+  return {n, st};
+}
+
+void OverlayFs::forget(Node* n, uint64_t count) {
+  if (n == m_root.get()) {
+    return;
+  }
+  std::lock_guard table(m_table);
+  n->nlookup = n->nlookup > count ? n->nlookup - count : 0;
+  release_locked(n);
+}
+
+void OverlayFs::release_locked(Node* n) {
+  // Free this node and any ancestors that were kept only as its path.
+  while (n && n != m_root.get() && n->nlookup == 0 && n->child_refs == 0) {
+    Node* parent = n->parent;
+    if (!n->unlinked) {
+      auto it = parent->children.find(n->name);
+      if (it != parent->children.end() && it->second == n) {
+        parent->children.erase(it);
+      }
+    }
+    --parent->child_refs;
+    m_nodes.erase(n);
+    n = parent;
+  }
+}
+
+void OverlayFs::detach_locked(Node* child) {
+  if (!child->unlinked) {
+    child->unlinked = true;
+    auto it = child->parent->children.find(child->name);
+    if (it != child->parent->children.end() && it->second == child) {
+      child->parent->children.erase(it);
+    }
+  }
+  release_locked(child);
+}
+
+Entry OverlayFs::entry_for(Node* n) { return {n, getattr(n)}; }
+
+struct stat OverlayFs::getattr(Node* n) {
+  struct stat st {};
+  int fd = n->backing_fd();
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    throw SystemError(fd < 0 ? ENOENT : errno, "getattr");
+  }
+  st.st_ino = n->ino;
+  return st;
+}
+
+std::string OverlayFs::readlink(Node* n) {
+  char buf[PATH_MAX + 1];
+  ssize_t len = ::readlinkat(n->backing_fd(), "", buf, sizeof buf - 1);
+  if (len < 0) {
+    throw_errno("readlink");
+  }
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+void OverlayFs::detach_child(Node* parent, std::string_view name) {
+  std::lock_guard table(m_table);
+  auto it = parent->children.find(std::string(name));
+  if (it != parent->children.end()) {
+    detach_locked(it->second);
+  }
+}
+
+void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2, std::string detail) {
+  JournalEntry e;
+  e.time_ns = now_ns();
+  e.op = op;
+  e.path = std::move(path);
+  e.path2 = std::move(path2);
+  e.pid = c.pid;
+  e.uid = c.uid;
+  e.comm = m_process_names.name(c.pid);
+  e.detail = std::move(detail);
+  m_journal.record(std::move(e));
+}
+
+struct statvfs OverlayFs::statfs() {
+  struct statvfs sv {};
+  if (::fstatvfs(m_work.get(), &sv) != 0) {
+    throw_errno("statfs");
+  }
+  return sv;
+}
+
+} // namespace ws::fuse

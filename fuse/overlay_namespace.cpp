@@ -1,0 +1,363 @@
+// Operations on names: create directories, links and special files; unlink, rmdir, rename.
+#include "fuse/overlay_fs.hpp"
+#include "fuse/system_error.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+
+namespace ws::fuse {
+
+std::optional<OverlayFs::Found> OverlayFs::try_resolve_locked(Node* parent, std::string_view name,
+                                                              const std::string& path) {
+  try {
+    return resolve_locked(parent, name, path);
+  } catch (const SystemError& e) {
+    if (e.err() == ENOENT) {
+      return std::nullopt;
+    }
+    throw;
+  }
+}
+
+Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const std::string& path) {
+  Found f = resolve_locked(parent, name, path);
+  uint64_t ino = report_ino(path, f.st, f.on_upper, f.lower.get());
+  struct stat st = f.st;
+  Node* n = attach_locked(parent, name, std::move(f));
+  n->ino = ino;
+  st.st_ino = ino;
+  return {n, st};
+}
+
+std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name, const std::string& path) {
+  int pl = parent->lower_fd.load();
+  if (pl < 0 || m_meta.is_whiteout(path)) {
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstatat(pl, std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return std::nullopt;
+  }
+  return lower_identity(st);
+}
+
+bool OverlayFs::is_empty_view_dir(const Found& f, const std::string& path) {
+  auto has_entries = [&](int fd, bool lower) {
+    UniqueFd dfd(::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dfd) {
+      throw_errno("read directory", path);
+    }
+    DIR* d = ::fdopendir(dfd.release());
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    std::unordered_set<std::string> whiteouts;
+    if (lower) {
+      for (auto& w : m_meta.whiteouts_in(path)) {
+        whiteouts.insert(w);
+      }
+    }
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      if (!lower || !whiteouts.count(e->d_name)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (f.upper && has_entries(f.upper.get(), false)) {
+    return false;
+  }
+  return !(f.lower && has_entries(f.lower.get(), true));
+}
+
+Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mode_t mode) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  if (try_resolve_locked(parent, name, path)) {
+    throw SystemError(EEXIST, "mkdir '" + path + "'");
+  }
+  ensure_upper_dir(parent);
+  int pu = parent->upper_fd.load();
+  std::string n(name);
+  if (::mkdirat(pu, n.c_str(), mode & 07777) != 0) {
+    throw_errno("mkdir", path);
+  }
+  set_owner(pu, n.c_str(), c, parent);
+  if (parent->lower_fd.load() >= 0) {
+    // A new directory is the agent's own: it never merges a lower one that appears later
+    // or that stood here before (deleted, then created again).
+    PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+    meta.opaque = true;
+    m_meta.put(path, meta);
+  }
+  record(c, "mkdir", path);
+  return attach_entry_locked(parent, name, path);
+}
+
+Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mode_t mode, dev_t rdev) {
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    throw SystemError(EPERM, "mknod: device files are not allowed in a workspace");
+  }
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  if (try_resolve_locked(parent, name, path)) {
+    throw SystemError(EEXIST, "mknod '" + path + "'");
+  }
+  ensure_upper_dir(parent);
+  int pu = parent->upper_fd.load();
+  std::string n(name);
+  if (::mknodat(pu, n.c_str(), mode, rdev) != 0) {
+    throw_errno("mknod", path);
+  }
+  set_owner(pu, n.c_str(), c, parent);
+  record(c, S_ISFIFO(mode) ? "mkfifo" : (S_ISSOCK(mode) ? "mksock" : "create"), path);
+  return attach_entry_locked(parent, name, path);
+}
+
+Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name, std::string_view target) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  if (try_resolve_locked(parent, name, path)) {
+    throw SystemError(EEXIST, "symlink '" + path + "'");
+  }
+  ensure_upper_dir(parent);
+  int pu = parent->upper_fd.load();
+  std::string n(name);
+  if (::symlinkat(std::string(target).c_str(), pu, n.c_str()) != 0) {
+    throw_errno("symlink", path);
+  }
+  set_owner(pu, n.c_str(), c, parent);
+  record(c, "symlink", path, std::string(target));
+  return attach_entry_locked(parent, name, path);
+}
+
+Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_view newname) {
+  if (n->type == S_IFDIR) {
+    throw SystemError(EPERM, "link: directories cannot be hard-linked");
+  }
+  std::shared_lock tree(m_tree);
+  std::string from = path_locked(n);
+  std::string path = join_path(path_locked(newparent), newname);
+  if (try_resolve_locked(newparent, newname, path)) {
+    throw SystemError(EEXIST, "link '" + path + "'");
+  }
+  copy_up(n);
+  ensure_upper_dir(newparent);
+  std::string nn(newname);
+  if (::linkat(n->upper_fd.load(), "", newparent->upper_fd.load(), nn.c_str(), AT_EMPTY_PATH) != 0) {
+    // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for the file's owner.
+    if (::linkat(AT_FDCWD, proc_fd_path(n->upper_fd.load()).c_str(), newparent->upper_fd.load(), nn.c_str(),
+                 AT_SYMLINK_FOLLOW) != 0) {
+      throw_errno("link", path);
+    }
+  }
+  // Both names report the inode number of the object they share.
+  if (auto src = m_meta.get(from); src && src->origin) {
+    PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+    meta.origin = src->origin;
+    meta.origin_path = src->origin_path;
+    m_meta.put(path, meta);
+  }
+  record(c, "link", from, path);
+  return attach_entry_locked(newparent, newname, path);
+}
+
+void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  Found f = resolve_locked(parent, name, path);
+  if (S_ISDIR(f.st.st_mode)) {
+    throw SystemError(EISDIR, "unlink '" + path + "'");
+  }
+  std::optional<Identity> lower = lower_at_locked(parent, name, path);
+  PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+  meta.origin.reset();
+  meta.origin_path.reset();
+  if (lower) {
+    if (!meta.base) {
+      meta.base = lower;
+    }
+    meta.whiteout = true;
+  }
+  m_meta.put(path, meta); // before the upper unlink: a crash leaves the file hidden, not resurrected
+  if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
+    throw_errno("unlink", path);
+  }
+  detach_child(parent, name);
+  record(c, "unlink", path);
+}
+
+void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
+  std::shared_lock tree(m_tree);
+  std::string path = join_path(path_locked(parent), name);
+  Found f = resolve_locked(parent, name, path);
+  if (!S_ISDIR(f.st.st_mode)) {
+    throw SystemError(ENOTDIR, "rmdir '" + path + "'");
+  }
+  if (!is_empty_view_dir(f, path)) {
+    throw SystemError(ENOTEMPTY, "rmdir '" + path + "'");
+  }
+  std::optional<Identity> lower = lower_at_locked(parent, name, path);
+  PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+  meta.opaque = false;
+  meta.origin.reset();
+  meta.origin_path.reset();
+  if (lower) {
+    if (!meta.base) {
+      meta.base = lower;
+    }
+    meta.whiteout = true;
+  }
+  m_meta.put(path, meta);
+  if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
+    throw_errno("rmdir", path);
+  }
+  detach_child(parent, name);
+  record(c, "rmdir", path);
+}
+
+void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Node* newparent,
+                       std::string_view newname, unsigned flags) {
+  if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+    throw SystemError(EINVAL, "rename: unsupported flags");
+  }
+  bool exchange = flags & RENAME_EXCHANGE;
+  std::unique_lock tree(m_tree);
+  std::string spath = join_path(path_locked(parent), name);
+  std::string dpath = join_path(path_locked(newparent), newname);
+  Found sf = resolve_locked(parent, name, spath);
+  std::optional<Found> df = try_resolve_locked(newparent, newname, dpath);
+  if ((flags & RENAME_NOREPLACE) && df) {
+    throw SystemError(EEXIST, "rename to '" + dpath + "'");
+  }
+  if (exchange && !df) {
+    throw SystemError(ENOENT, "rename exchange with '" + dpath + "'");
+  }
+  if (spath == dpath) {
+    return;
+  }
+  if (path_within(dpath, spath)) {
+    throw SystemError(EINVAL, "rename '" + spath + "' into itself");
+  }
+  bool sdir = S_ISDIR(sf.st.st_mode);
+  bool ddir = df && S_ISDIR(df->st.st_mode);
+  if (df && !exchange) {
+    if (sdir && !ddir) {
+      throw SystemError(ENOTDIR, "rename over '" + dpath + "'");
+    }
+    if (!sdir && ddir) {
+      throw SystemError(EISDIR, "rename over '" + dpath + "'");
+    }
+    if (ddir && !is_empty_view_dir(*df, dpath)) {
+      throw SystemError(ENOTEMPTY, "rename over '" + dpath + "'");
+    }
+  }
+  std::optional<Identity> slower = lower_at_locked(parent, name, spath);
+  std::optional<Identity> dlower = lower_at_locked(newparent, newname, dpath);
+
+  // Nodes for both names (the kernel knows them; attach takes a reference we drop below).
+  Node* snode = attach_locked(parent, name, std::move(sf));
+  Node* dnode = df ? attach_locked(newparent, newname, std::move(*df)) : nullptr;
+  struct Unref {
+    OverlayFs* fs;
+    Node* n;
+    ~Unref() {
+      if (n) {
+        fs->forget(n, 1);
+      }
+    }
+  } unref_s{this, snode}, unref_d{this, dnode};
+
+  // Both sides live wholly in the upper layer after this; rename there never gives EXDEV.
+  auto copy_whole = [&](Node* n) {
+    if (n->type == S_IFDIR) {
+      copy_up_tree(n);
+    } else {
+      copy_up(n);
+    }
+  };
+  copy_whole(snode);
+  if (exchange) {
+    copy_whole(dnode);
+  }
+  ensure_upper_dir(newparent);
+  // After copy-up: it records the origins that travel with the objects.
+  PathMeta smeta = m_meta.get(spath).value_or(PathMeta{});
+  PathMeta dmeta = m_meta.get(dpath).value_or(PathMeta{});
+  std::string sn(name), dn(newname);
+  if (::renameat2(parent->upper_fd.load(), sn.c_str(), newparent->upper_fd.load(), dn.c_str(),
+                  exchange ? RENAME_EXCHANGE : 0) != 0) {
+    throw_errno("rename", spath);
+  }
+
+  // Records below each name travel with the object; base and whiteout stay with the path.
+  auto settle = [&](const std::string& path, const PathMeta& before, const std::optional<Identity>& lower,
+                    const PathMeta& moved_in, bool moved_in_dir, Node* dir_parent) {
+    PathMeta m = m_meta.get(path).value_or(PathMeta{});
+    m.base = before.base ? before.base : lower;
+    m.whiteout = before.whiteout;
+    m.origin = moved_in.origin;
+    m.origin_path = moved_in.origin_path;
+    m.opaque = moved_in_dir && dir_parent->lower_fd.load() >= 0;
+    m_meta.put(path, m);
+  };
+  if (exchange) {
+    static const std::string tmp("\x01ws-exchange", 12);
+    m_meta.move_subtree(spath, tmp);
+    m_meta.move_subtree(dpath, spath);
+    m_meta.move_subtree(tmp, dpath);
+    settle(spath, smeta, slower, dmeta, ddir, parent);
+    settle(dpath, dmeta, dlower, smeta, sdir, newparent);
+  } else {
+    m_meta.move_subtree(spath, dpath);
+    settle(dpath, dmeta, dlower, smeta, sdir, newparent);
+    PathMeta s;
+    s.base = smeta.base ? smeta.base : slower;
+    s.whiteout = slower.has_value() || smeta.whiteout;
+    m_meta.put(spath, s);
+  }
+
+  {
+    std::lock_guard table(m_table);
+    auto move_node = [&](Node* n, Node* to, const std::string& new_name) {
+      Node* from = n->parent;
+      auto it = from->children.find(n->name);
+      if (it != from->children.end() && it->second == n) {
+        from->children.erase(it);
+      }
+      --from->child_refs;
+      n->parent = to;
+      n->name = new_name;
+      ++to->child_refs;
+      to->children[new_name] = n;
+    };
+    if (exchange) {
+      move_node(snode, newparent, dn);
+      move_node(dnode, parent, sn);
+    } else {
+      if (dnode) {
+        detach_locked(dnode);
+      }
+      move_node(snode, newparent, dn);
+    }
+  }
+  // A directory moved under a merging parent must not pick up a lower namesake.
+  if (sdir && snode->lower_fd.load() >= 0) {
+    std::lock_guard lock(snode->mutex);
+    int old = snode->lower_fd.exchange(-1);
+    if (old >= 0) {
+      snode->retired_fds.push_back(old);
+    }
+  }
+  record(c, exchange ? "exchange" : "rename", spath, dpath);
+}
+
+} // namespace ws::fuse

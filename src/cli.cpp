@@ -1,0 +1,103 @@
+// The command line (CLI11): options, subcommands, dispatch.
+#include "src/cli.hpp"
+
+#include "src/commands.hpp"
+#include "src/daemon.hpp"
+#include "src/logging.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace ws {
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"ws: hand a git project to an AI agent in a copy-on-write workspace, then review its work."};
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string dir, workspace;
+  int verbosity = 0;
+  app.add_option("-C", dir, "Run as if ws was started in DIR")->type_name("DIR");
+  app.add_option("-w,--workspace", workspace, "The workspace to use (default: 'default')")
+      ->envname("WS_WORKSPACE")
+      ->type_name("NAME");
+  app.add_flag("-v,--verbose", verbosity, "Say more (-vv: debug)");
+
+  std::string new_name;
+  auto* c_new = app.add_subcommand("new", "Create a workspace for this repository (instant, any size)");
+  c_new->add_option("name", new_name, "Its name (default: -w, or 'default')");
+
+  bool debug = false;
+  auto* c_mount = app.add_subcommand("mount", "Serve the workspace's view and print its path");
+  c_mount->add_flag("--debug", debug, "Trace every FUSE request into the daemon's log");
+
+  bool force_umount = false;
+  auto* c_umount = app.add_subcommand("umount", "Unmount the view and stop its daemon");
+  c_umount->add_flag("-f,--force", force_umount, "Detach the view even if processes still use it");
+
+  auto* c_list = app.add_subcommand("list", "List this repository's workspaces");
+
+  std::string rm_name;
+  bool force_rm = false;
+  auto* c_rm = app.add_subcommand("rm", "Delete a workspace and everything the agent wrote in it");
+  c_rm->add_option("name", rm_name, "The workspace")->required();
+  c_rm->add_flag("-f,--force", force_rm, "Also if mounted or holding changes");
+
+  bool status_json = false;
+  auto* c_status = app.add_subcommand("status", "List what changed in the view: A/M/D/R/T per path");
+  c_status->add_flag("--json", status_json, "Machine-readable output");
+
+  LogOptions log;
+  size_t log_limit = 0;
+  auto* c_log = app.add_subcommand("log", "Show every write in the view: time, pid, command, operation, path");
+  c_log->add_flag("--json", log.json, "Machine-readable output");
+  c_log->add_option("--since", log.since, "Only entries since: 30s, 10m, 2h, 3d, 'YYYY-MM-DD HH:MM', @EPOCH");
+  c_log->add_option("--path", log.path, "Only entries for this path or below it");
+  c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
+
+  DaemonArgs daemon;
+  auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
+  c_daemon->add_option("--workspace-dir", daemon.workspace_dir)->required();
+  c_daemon->add_option("--lower", daemon.lower)->required();
+  c_daemon->add_option("--mountpoint", daemon.mountpoint)->required();
+  c_daemon->add_option("--ready-fd", daemon.ready_fd);
+  c_daemon->add_flag("--foreground", daemon.foreground);
+  c_daemon->add_flag("--debug", daemon.debug);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  if (*c_daemon) {
+    return run_daemon(daemon);
+  }
+  setup_cli_logging(verbosity);
+  Context ctx = make_context(dir, workspace);
+  if (*c_new) {
+    return cmd_new(ctx, new_name);
+  }
+  if (*c_mount) {
+    return cmd_mount(ctx, debug);
+  }
+  if (*c_umount) {
+    return cmd_umount(ctx, force_umount);
+  }
+  if (*c_list) {
+    return cmd_list(ctx);
+  }
+  if (*c_rm) {
+    return cmd_rm(ctx, rm_name, force_rm);
+  }
+  if (*c_status) {
+    return cmd_status(ctx, status_json);
+  }
+  if (*c_log) {
+    if (log_limit > 0) {
+      log.limit = log_limit;
+    }
+    return cmd_log(ctx, log);
+  }
+  return 0;
+}
+
+} // namespace ws

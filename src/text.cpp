@@ -1,0 +1,144 @@
+#include "src/text.hpp"
+
+#include <ctime>
+#include <string>
+
+namespace ws {
+
+namespace {
+// Length of the valid UTF-8 sequence at s[i], or 0.
+size_t utf8_len(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || i + n > s.size()) {
+    return 0;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
+      return 0;
+    }
+  }
+  return n;
+}
+} // namespace
+
+std::string quote_path(std::string_view path) {
+  bool plain = true;
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    return std::string(path);
+  }
+  std::string out = "\"";
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    case '\r': out += "\\r"; break;
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", c);
+        out += buf;
+      } else {
+        out += ch;
+      }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = utf8_len(s, i);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\udc%02x", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (n == 1) {
+      switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+      }
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  out += '"';
+  return out;
+}
+
+std::string format_time(int64_t ns) {
+  time_t secs = static_cast<time_t>(ns / 1000000000);
+  struct tm tm {};
+  localtime_r(&secs, &tm);
+  char buf[64];
+  size_t len = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf + len, sizeof buf - len, ".%03d", static_cast<int>((ns / 1000000) % 1000));
+  return buf;
+}
+
+std::optional<int64_t> parse_since(std::string_view text, int64_t now_ns) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  if (text[0] == '@') {
+    try {
+      return static_cast<int64_t>(std::stoll(std::string(text.substr(1)))) * 1000000000;
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  char unit = text.back();
+  int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+  if (scale != 0) {
+    std::string num(text.substr(0, text.size() - 1));
+    if (!num.empty() && num.find_first_not_of("0123456789") == std::string::npos) {
+      return now_ns - std::stoll(num) * scale * 1000000000;
+    }
+  }
+  struct tm tm {};
+  std::string s(text);
+  const char* end = strptime(s.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end || *end) {
+    tm = {};
+    end = strptime(s.c_str(), "%Y-%m-%d %H:%M", &tm);
+  }
+  if (!end || *end) {
+    tm = {};
+    end = strptime(s.c_str(), "%Y-%m-%d", &tm);
+  }
+  if (!end || *end) {
+    return std::nullopt;
+  }
+  tm.tm_isdst = -1;
+  return static_cast<int64_t>(mktime(&tm)) * 1000000000;
+}
+
+} // namespace ws
