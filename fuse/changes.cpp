@@ -21,7 +21,8 @@ int open_beneath(int root, const std::string& rel, int flags) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(::syscall(SYS_openat2, root, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
+  return static_cast<int>(
+      ::syscall(SYS_openat2, root, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
 }
 
 namespace {
@@ -251,7 +252,8 @@ private:
 
 } // namespace
 
-std::vector<Change> compute_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout) {
+std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
+                                    const WorkspaceLayout& layout) {
   return ChangeScanner(lower_dir, layout).scan();
 }
 

@@ -24,16 +24,17 @@ enum class ChangeKind : char {
 /// when the agent first touched it.
 struct Change {
   ChangeKind kind = ChangeKind::Modified;
-  std::string path;              ///< the view's path (for Deleted: the path that is gone)
-  std::string from;              ///< Renamed: where it came from
-  std::optional<Identity> base;  ///< what was there before (M, T, D; R: the origin)
-  mode_t mode = 0;               ///< st_mode in the view (0 for Deleted)
-  uint64_t size = 0;             ///< size in the view
+  std::string path;             ///< the view's path (for Deleted: the path that is gone)
+  std::string from;             ///< Renamed: where it came from
+  std::optional<Identity> base; ///< what was there before (M, T, D; R: the origin)
+  mode_t mode = 0;              ///< st_mode in the view (0 for Deleted)
+  uint64_t size = 0;            ///< size in the view
 };
 
 /// Computes the workspace's changes from its files alone: the upper layer, meta.db and the
 /// real tree. Needs no daemon; costs O(changed paths), not O(repository). Sorted by path.
-std::vector<Change> compute_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout);
+std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
+                                    const WorkspaceLayout& layout);
 
 /// Opens `rel` below `root` without following any symlink on the way (openat2
 /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).

@@ -16,14 +16,29 @@ namespace ws::fuse {
 
 namespace {
 
-OverlayFs& fs_of(fuse_req_t req) { return *static_cast<OverlayFs*>(fuse_req_userdata(req)); }
+OverlayFs& fs_of(fuse_req_t req) {
+  return *static_cast<OverlayFs*>(fuse_req_userdata(req));
+}
 
 Caller caller_of(fuse_req_t req) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
   return {ctx->uid, ctx->gid, ctx->pid, ctx->umask};
 }
 
-FileHandle* fh_of(fuse_file_info* fi) { return fi ? reinterpret_cast<FileHandle*>(fi->fh) : nullptr; }
+/// One fd-backed buffer (FUSE_BUFVEC_INIT is a C compound literal, not C++).
+fuse_bufvec fd_buffer(size_t size, int fd, off_t pos) {
+  fuse_bufvec v{};
+  v.count = 1;
+  v.buf[0].size = size;
+  v.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
+  v.buf[0].fd = fd;
+  v.buf[0].pos = pos;
+  return v;
+}
+
+FileHandle* fh_of(fuse_file_info* fi) {
+  return fi ? reinterpret_cast<FileHandle*>(fi->fh) : nullptr;
+}
 
 template <class F> void guarded(fuse_req_t req, const char* op, F&& f) {
   try {
@@ -78,7 +93,9 @@ void ll_init(void* userdata, fuse_conn_info* conn) {
   conn->congestion_threshold = 48;
 }
 
-void ll_destroy(void* userdata) { static_cast<OverlayFs*>(userdata)->journal().flush(); }
+void ll_destroy(void* userdata) {
+  static_cast<OverlayFs*>(userdata)->journal().flush();
+}
 
 void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   OverlayFs& fs = fs_of(req);
@@ -180,8 +197,8 @@ void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
   });
 }
 
-void ll_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent, const char* newname,
-               unsigned int flags) {
+void ll_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+               const char* newname, unsigned int flags) {
   guarded(req, "rename", [&] {
     OverlayFs& fs = fs_of(req);
     fs.rename(caller_of(req), fs.node(parent), name, fs.node(newparent), newname, flags);
@@ -201,7 +218,8 @@ void ll_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   });
 }
 
-void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi) {
+void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
+               fuse_file_info* fi) {
   guarded(req, "create", [&] {
     OverlayFs& fs = fs_of(req);
     auto [entry, fh] = fs.create(caller_of(req), fs.node(parent), name, mode, fi->flags);
@@ -219,10 +237,7 @@ void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   guarded(req, "read", [&] {
     OverlayFs& fs = fs_of(req);
-    fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-    buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
-    buf.buf[0].fd = fs.read_fd(fs.node(ino), *fh_of(fi));
-    buf.buf[0].pos = off;
+    fuse_bufvec buf = fd_buffer(size, fs.read_fd(fs.node(ino), *fh_of(fi)), off);
     fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
   });
 }
@@ -231,10 +246,7 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_f
   guarded(req, "write", [&] {
     OverlayFs& fs = fs_of(req);
     FileHandle& fh = *fh_of(fi);
-    fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
-    out.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
-    out.buf[0].fd = fh.fd.get();
-    out.buf[0].pos = off;
+    fuse_bufvec out = fd_buffer(fuse_buf_size(in), fh.fd.get(), off);
     ssize_t n = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
     if (n < 0) {
       fuse_reply_err(req, static_cast<int>(-n));
@@ -277,18 +289,21 @@ void ll_opendir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   });
 }
 
-void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi, bool plus) {
+void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
+                bool plus) {
   guarded(req, plus ? "readdirplus" : "readdir", [&] {
     OverlayFs& fs = fs_of(req);
     Node* dir = fs.node(ino);
     auto* dh = reinterpret_cast<DirHandle*>(fi->fh);
-    std::lock_guard lock(dh->mutex);
+    std::vector<char> buf(size);
+    size_t used = 0;
+    // The reply goes out after the lock is released: the kernel may send RELEASEDIR (which
+    // frees dh) the moment it has the reply.
+    std::unique_lock lock(dh->mutex);
     if (!dh->loaded || off == 0) {
       dh->entries = fs.list_dir(dir); // a snapshot: stable while the listing proceeds
       dh->loaded = true;
     }
-    std::vector<char> buf(size);
-    size_t used = 0;
     for (size_t i = static_cast<size_t>(off); i < dh->entries.size(); ++i) {
       const DirEntry& de = dh->entries[i];
       size_t rem = size - used;
@@ -308,7 +323,8 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
             continue; // gone since the snapshot
           }
         }
-        entsize = fuse_add_direntry_plus(req, buf.data() + used, rem, de.name.c_str(), &p, static_cast<off_t>(i + 1));
+        entsize = fuse_add_direntry_plus(req, buf.data() + used, rem, de.name.c_str(), &p,
+                                         static_cast<off_t>(i + 1));
         if (entsize > rem) {
           if (looked_up) {
             fs.forget(looked_up, 1);
@@ -319,13 +335,15 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
         struct stat st {};
         st.st_ino = de.ino;
         st.st_mode = static_cast<mode_t>(de.type) << 12;
-        entsize = fuse_add_direntry(req, buf.data() + used, rem, de.name.c_str(), &st, static_cast<off_t>(i + 1));
+        entsize = fuse_add_direntry(req, buf.data() + used, rem, de.name.c_str(), &st,
+                                    static_cast<off_t>(i + 1));
         if (entsize > rem) {
           break;
         }
       }
       used += entsize;
     }
+    lock.unlock();
     fuse_reply_buf(req, buf.data(), used);
   });
 }
@@ -343,7 +361,9 @@ void ll_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   fuse_reply_err(req, 0);
 }
 
-void ll_fsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) { fuse_reply_err(req, 0); }
+void ll_fsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
+  fuse_reply_err(req, 0);
+}
 
 void ll_statfs(fuse_req_t req, fuse_ino_t) {
   guarded(req, "statfs", [&] {
@@ -352,7 +372,8 @@ void ll_statfs(fuse_req_t req, fuse_ino_t) {
   });
 }
 
-void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int flags) {
+void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
+                 int flags) {
   guarded(req, "setxattr", [&] {
     OverlayFs& fs = fs_of(req);
     fs.setxattr(caller_of(req), fs.node(ino), name, std::string_view(value, size), flags);
@@ -392,7 +413,8 @@ void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
   });
 }
 
-void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length, fuse_file_info* fi) {
+void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                  fuse_file_info* fi) {
   guarded(req, "fallocate", [&] {
     OverlayFs& fs = fs_of(req);
     fs.fallocate(caller_of(req), fs.node(ino), *fh_of(fi), mode, offset, length);
@@ -472,7 +494,8 @@ struct FuseSession::Impl {
   }
 };
 
-FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint, const MountOptions& options)
+FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
+                         const MountOptions& options)
     : m_impl(std::make_unique<Impl>()) {
   static const fuse_lowlevel_ops ops = make_ops();
   std::string opts = "fsname=ws,subtype=ws,default_permissions";
@@ -507,7 +530,9 @@ FuseSession::~FuseSession() = default;
 int FuseSession::run() {
   fuse_loop_config* cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(cfg, m_max_threads);
-  fuse_loop_cfg_set_idle_threads(cfg, 4);
+  // Idle workers never exit: libfuse 3.14 corrupts its heap when a worker exits while
+  // others are busy (seen here as "malloc_consolidate(): unaligned fastbin chunk").
+  fuse_loop_cfg_set_idle_threads(cfg, m_max_threads);
   int rc = fuse_session_loop_mt(m_impl->se, cfg);
   fuse_loop_cfg_destroy(cfg);
   return rc;

@@ -39,8 +39,12 @@ std::optional<Hash128> Hash128::from_hex(std::string_view hex) {
   return h;
 }
 
-Hasher::Hasher() : m_state(XXH3_createState()) { XXH3_128bits_reset(static_cast<XXH3_state_t*>(m_state)); }
-Hasher::~Hasher() { XXH3_freeState(static_cast<XXH3_state_t*>(m_state)); }
+Hasher::Hasher() : m_state(XXH3_createState()) {
+  XXH3_128bits_reset(static_cast<XXH3_state_t*>(m_state));
+}
+Hasher::~Hasher() {
+  XXH3_freeState(static_cast<XXH3_state_t*>(m_state));
+}
 
 void Hasher::update(const void* data, size_t size) {
   XXH3_128bits_update(static_cast<XXH3_state_t*>(m_state), data, size);

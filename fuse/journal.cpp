@@ -64,7 +64,8 @@ std::string RangeSet::str() const {
   return out;
 }
 
-JournalWriter::JournalWriter(const std::filesystem::path& db_file) : m_db(db_file, Db::Mode::ReadWrite) {
+JournalWriter::JournalWriter(const std::filesystem::path& db_file)
+    : m_db(db_file, Db::Mode::ReadWrite) {
   m_db.exec(k_schema);
   m_thread = std::thread([this] { run(); });
 }
@@ -102,7 +103,8 @@ void JournalWriter::run() {
   std::vector<JournalEntry> batch;
   std::unique_lock lock(m_mutex);
   for (;;) {
-    m_wake.wait_for(lock, k_flush_interval, [&] { return m_stop || m_queue.size() >= k_batch_max; });
+    m_wake.wait_for(lock, k_flush_interval,
+                    [&] { return m_stop || m_queue.size() >= k_batch_max; });
     bool stopping = m_stop;
     batch.swap(m_queue);
     uint64_t seq = m_queued_seq;
@@ -147,13 +149,15 @@ void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
   tx.commit();
 }
 
-std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file, const JournalQuery& query) {
+std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
+                                       const JournalQuery& query) {
   std::vector<JournalEntry> out;
   if (!std::filesystem::exists(db_file)) {
     return out;
   }
   Db db(db_file, Db::Mode::ReadOnly);
-  std::string sql = "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail FROM journal WHERE time_ns >= ?1";
+  std::string sql = "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail FROM journal "
+                    "WHERE time_ns >= ?1";
   if (query.limit) {
     sql = "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT ?2) ORDER BY id";
   } else {
@@ -175,7 +179,8 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file, con
     e.uid = static_cast<uint32_t>(st.int64(6));
     e.comm = st.text(7);
     e.detail = st.text(8);
-    if (query.path && !path_within(e.path, *query.path) && !(e.path2.size() && path_within(e.path2, *query.path))) {
+    if (query.path && !path_within(e.path, *query.path) &&
+        !(e.path2.size() && path_within(e.path2, *query.path))) {
       continue;
     }
     out.push_back(std::move(e));

@@ -18,15 +18,15 @@ namespace ws::fuse {
 
 /// One mutating operation the view served.
 struct JournalEntry {
-  int64_t id = 0;       ///< assigned by the database, increasing
-  int64_t time_ns = 0;  ///< CLOCK_REALTIME
-  std::string op;       ///< "write", "create", "unlink", "rename", ...
-  std::string path;     ///< workspace-relative, raw bytes
-  std::string path2;    ///< rename/link target
+  int64_t id = 0;      ///< assigned by the database, increasing
+  int64_t time_ns = 0; ///< CLOCK_REALTIME
+  std::string op;      ///< "write", "create", "unlink", "rename", ...
+  std::string path;    ///< workspace-relative, raw bytes
+  std::string path2;   ///< rename/link target
   int32_t pid = 0;
   uint32_t uid = 0;
-  std::string comm;     ///< the process's command name (/proc/PID/comm)
-  std::string detail;   ///< writes: coalesced byte ranges "0-4096,8192-8200" (half-open)
+  std::string comm;   ///< the process's command name (/proc/PID/comm)
+  std::string detail; ///< writes: coalesced byte ranges "0-4096,8192-8200" (half-open)
 };
 
 /// Coalesces written byte ranges of one open file: [start, end) intervals, merged when
@@ -79,7 +79,8 @@ struct JournalQuery {
 };
 
 /// Reads the journal, oldest first. A missing journal reads as empty.
-std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file, const JournalQuery& query);
+std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
+                                       const JournalQuery& query);
 
 /// Caches pid -> command name; a /proc read costs ~10 us, a write request far less.
 class ProcessNames {

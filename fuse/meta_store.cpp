@@ -74,8 +74,10 @@ MetaStore::MetaStore(const std::filesystem::path& db_file, Db::Mode mode) : m_db
   if (mode == Db::Mode::ReadWrite) {
     m_db.exec(k_schema);
   }
-  Stmt st(m_db, "SELECT path, whiteout, opaque, base_ino, base_size, base_mtime, base_mode, base_hash,"
-                " origin_path, origin_ino, origin_size, origin_mtime, origin_mode, origin_hash FROM paths");
+  Stmt st(
+      m_db,
+      "SELECT path, whiteout, opaque, base_ino, base_size, base_mtime, base_mode, base_hash,"
+      " origin_path, origin_ino, origin_size, origin_mtime, origin_mode, origin_hash FROM paths");
   while (st.step()) {
     PathMeta m;
     m.whiteout = st.int64(1) != 0;
@@ -111,7 +113,8 @@ bool MetaStore::is_opaque(std::string_view path) const {
 }
 
 void MetaStore::write_row(std::string_view path, const PathMeta& meta) {
-  Stmt st(m_db, "INSERT OR REPLACE INTO paths VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  Stmt st(m_db,
+          "INSERT OR REPLACE INTO paths VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
   st.bind_blob(1, path).bind(2, meta.whiteout).bind(3, meta.opaque);
   bind_identity(st, 4, meta.base);
   if (meta.origin_path) {
@@ -140,7 +143,9 @@ void MetaStore::put(std::string_view path, const PathMeta& meta) {
   m_paths.insert_or_assign(std::string(path), meta);
 }
 
-void MetaStore::erase(std::string_view path) { put(path, PathMeta{}); }
+void MetaStore::erase(std::string_view path) {
+  put(path, PathMeta{});
+}
 
 std::map<std::string, PathMeta, std::less<>>::const_iterator
 MetaStore::lower_bound_locked(std::string_view prefix) const {

@@ -19,18 +19,18 @@ struct Identity {
   uint64_t ino = 0;
   uint64_t size = 0;
   int64_t mtime_ns = 0;
-  uint32_t mode = 0; ///< st_mode, type bits included
+  uint32_t mode = 0;           ///< st_mode, type bits included
   std::optional<Hash128> hash; ///< content hash, when it was read (copy-up); symlinks: target
   bool operator==(const Identity&) const = default;
 };
 
 /// Per-path overlay metadata. A path with no record is plain: upper wins, else lower shows.
 struct PathMeta {
-  bool whiteout = false; ///< the lower object at this path is deleted in the view
-  bool opaque = false;   ///< the upper directory here does not merge the lower one
-  std::optional<Identity> base;        ///< lower object that stood here when first changed
+  bool whiteout = false;                  ///< the lower object at this path is deleted in the view
+  bool opaque = false;                    ///< the upper directory here does not merge the lower one
+  std::optional<Identity> base;           ///< lower object that stood here when first changed
   std::optional<std::string> origin_path; ///< lower path the upper object here was copied from
-  std::optional<Identity> origin;      ///< that lower object (its ino is the one we report)
+  std::optional<Identity> origin;         ///< that lower object (its ino is the one we report)
   bool empty() const { return !whiteout && !opaque && !base && !origin; }
   bool operator==(const PathMeta&) const = default;
 };
@@ -68,7 +68,8 @@ public:
 private:
   void write_row(std::string_view path, const PathMeta& meta);
   void delete_row(std::string_view path);
-  std::map<std::string, PathMeta, std::less<>>::const_iterator lower_bound_locked(std::string_view) const;
+  std::map<std::string, PathMeta, std::less<>>::const_iterator
+      lower_bound_locked(std::string_view) const;
 
   mutable std::mutex m_mutex;
   mutable Db m_db;

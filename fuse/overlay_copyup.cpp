@@ -63,7 +63,8 @@ Hash128 copy_data(int src, int dst, off_t size, const std::string& path) {
       hole = size;
     }
     for (off_t off = data; off < hole;) {
-      ssize_t n = ::pread(src, buf.data(), static_cast<size_t>(std::min<off_t>(hole - off, buf.size())), off);
+      ssize_t n = ::pread(src, buf.data(),
+                          static_cast<size_t>(std::min<off_t>(hole - off, buf.size())), off);
       if (n < 0) {
         if (errno == EINTR) {
           continue;
@@ -117,8 +118,8 @@ Identity OverlayFs::lower_identity(const struct stat& st) const {
   return id;
 }
 
-Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_parent, const std::string& name,
-                                const std::string& path) {
+Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_parent,
+                                const std::string& name, const std::string& path) {
   Identity id = lower_identity(st);
   std::string tmp = "c" + std::to_string(m_tmp_counter.fetch_add(1));
   struct timespec times[2] = {st.st_atim, st.st_mtim};
@@ -129,7 +130,8 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
       if (!src) {
         throw_errno("copy-up: open", path);
       }
-      UniqueFd dst(::openat(m_work.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
+      UniqueFd dst(
+          ::openat(m_work.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
       if (!dst) {
         throw_errno("copy-up: create", path);
       }
@@ -138,13 +140,15 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
         std::string base = id.hash->hex();
         if (::faccessat(m_bases.get(), base.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
           std::string btmp = tmp + ".base";
-          UniqueFd b(::openat(m_work.get(), btmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0400));
+          UniqueFd b(
+              ::openat(m_work.get(), btmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0400));
           if (!b) {
             throw_errno("copy-up: save base", path);
           }
           loff_t in_off = 0;
           for (off_t left = st.st_size; left > 0;) {
-            ssize_t n = ::copy_file_range(dst.get(), &in_off, b.get(), nullptr, static_cast<size_t>(left), 0);
+            ssize_t n = ::copy_file_range(dst.get(), &in_off, b.get(), nullptr,
+                                          static_cast<size_t>(left), 0);
             if (n <= 0) {
               if (n < 0 && errno == EINTR) {
                 continue;
@@ -336,7 +340,8 @@ void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string
         meta.origin_path = child;
         m_meta.put(child, meta);
       }
-      UniqueFd udir(::openat(upper_dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      UniqueFd udir(
+          ::openat(upper_dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (!udir) {
         throw_errno("copy-up: open directory", child);
       }
@@ -382,7 +387,8 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
   }
   for (Node* child : children) {
     if (child->upper_fd.load() < 0) {
-      UniqueFd fd(::openat(dir->upper_fd.load(), child->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      UniqueFd fd(
+          ::openat(dir->upper_fd.load(), child->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
       std::lock_guard lock(child->mutex);
       if (fd && child->upper_fd.load() < 0) {
         child->upper_fd.store(fd.release());

@@ -14,14 +14,17 @@
 namespace ws::fuse {
 
 namespace {
-bool opens_for_write(int flags) { return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC); }
+bool opens_for_write(int flags) {
+  return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
 
 // Flags that make sense only when creating or resolving a name, not when re-opening the
 // backing object through /proc/self/fd.
 constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW;
 } // namespace
 
-std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags, const std::string* path) {
+std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags,
+                                                   const std::string* path) {
   bool write = opens_for_write(flags);
   if (write && n->upper_fd.load() < 0) {
     copy_up(n);
@@ -52,8 +55,8 @@ std::unique_ptr<FileHandle> OverlayFs::open(const Caller& c, Node* n, int flags)
   return open_locked(c, n, flags, nullptr);
 }
 
-std::pair<Entry, std::unique_ptr<FileHandle>> OverlayFs::create(const Caller& c, Node* parent, std::string_view name,
-                                                                mode_t mode, int flags) {
+std::pair<Entry, std::unique_ptr<FileHandle>>
+OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t mode, int flags) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
   if (try_resolve_locked(parent, name, path)) {
@@ -75,7 +78,8 @@ std::pair<Entry, std::unique_ptr<FileHandle>> OverlayFs::create(const Caller& c,
   int pu = parent->upper_fd.load();
   std::string n(name);
   auto fh = std::make_unique<FileHandle>();
-  fh->fd = UniqueFd(::openat(pu, n.c_str(), (flags & ~(O_NOCTTY | O_NOFOLLOW)) | O_CREAT | O_EXCL | O_CLOEXEC,
+  fh->fd = UniqueFd(::openat(pu, n.c_str(),
+                             (flags & ~(O_NOCTTY | O_NOFOLLOW)) | O_CREAT | O_EXCL | O_CLOEXEC,
                              mode & 07777));
   if (!fh->fd) {
     throw_errno("create", path);
@@ -127,15 +131,18 @@ void OverlayFs::release(FileHandle& fh) {
   }
 }
 
-void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset, off_t length) {
+void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset,
+                          off_t length) {
   (void)n;
   if (::fallocate(fh.fd.get(), mode, offset, length) != 0) {
     throw_errno("fallocate", fh.path);
   }
-  record(c, "fallocate", fh.path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
+  record(c, "fallocate", fh.path, {},
+         std::to_string(offset) + "-" + std::to_string(offset + length));
 }
 
-struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set, FileHandle* fh) {
+struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
+                               FileHandle* fh) {
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   if (n->upper_fd.load() < 0) {
@@ -161,10 +168,12 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     if (::fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
       throw_errno("chown", path);
     }
-    record(c, "chown", path, {}, std::to_string(static_cast<int>(uid)) + ":" + std::to_string(static_cast<int>(gid)));
+    record(c, "chown", path, {},
+           std::to_string(static_cast<int>(uid)) + ":" + std::to_string(static_cast<int>(gid)));
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
-    int rc = (fh && fh->on_upper) ? ::ftruncate(fh->fd.get(), attr.st_size) : ::truncate(proc.c_str(), attr.st_size);
+    int rc = (fh && fh->on_upper) ? ::ftruncate(fh->fd.get(), attr.st_size)
+                                  : ::truncate(proc.c_str(), attr.st_size);
     if (rc != 0) {
       throw_errno("truncate", path);
     }
@@ -184,8 +193,9 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     } else if (to_set & FUSE_SET_ATTR_MTIME) {
       tv[1] = attr.st_mtim;
     }
-    int rc = symlink ? ::utimensat(n->parent->upper_fd.load(), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
-                     : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
+    int rc = symlink
+                 ? ::utimensat(n->parent->upper_fd.load(), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
+                 : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
     if (rc != 0) {
       throw_errno("utimens", path);
     }
@@ -244,14 +254,16 @@ std::string OverlayFs::listxattr(Node* n) {
   return out;
 }
 
-void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string_view value, int flags) {
+void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string_view value,
+                         int flags) {
   if (std::strncmp(name, "user.", 5) != 0) {
     throw SystemError(EOPNOTSUPP, "setxattr: only user.* attributes are kept");
   }
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   copy_up(n);
-  if (::setxattr(proc_fd_path(n->upper_fd.load()).c_str(), name, value.data(), value.size(), flags) != 0) {
+  if (::setxattr(proc_fd_path(n->upper_fd.load()).c_str(), name, value.data(), value.size(),
+                 flags) != 0) {
     throw_errno("setxattr", path);
   }
   record(c, "setxattr", path, {}, name);

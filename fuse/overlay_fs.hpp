@@ -12,8 +12,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -48,7 +48,7 @@ struct Node {
   std::string name;       ///< m_tree
   bool unlinked = false;  ///< m_table: no longer reachable by name (unlinked or replaced)
 
-  uint64_t nlookup = 0;                             ///< m_table
+  uint64_t nlookup = 0;                            ///< m_table
   std::unordered_map<std::string, Node*> children; ///< m_table: known children by name
   uint32_t child_refs = 0; ///< m_table: live children, named or detached; they keep us alive
 
@@ -109,7 +109,8 @@ struct OverlayOptions {
 /// errno the kernel should see. Thread-safe (see Node for the lock order).
 class OverlayFs {
 public:
-  OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout, OverlayOptions options);
+  OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+            OverlayOptions options);
   ~OverlayFs();
   OverlayFs(const OverlayFs&) = delete;
   OverlayFs& operator=(const OverlayFs&) = delete;
@@ -123,7 +124,8 @@ public:
   Entry lookup(Node* parent, std::string_view name);
   void forget(Node* n, uint64_t count);
   struct stat getattr(Node* n);
-  struct stat setattr(const Caller& c, Node* n, const struct stat& attr, int to_set, FileHandle* fh);
+  struct stat setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
+                      FileHandle* fh);
   std::string readlink(Node* n);
 
   // namespace operations (overlay_namespace.cpp)
@@ -133,13 +135,13 @@ public:
   Entry link(const Caller& c, Node* n, Node* newparent, std::string_view newname);
   void unlink(const Caller& c, Node* parent, std::string_view name);
   void rmdir(const Caller& c, Node* parent, std::string_view name);
-  void rename(const Caller& c, Node* parent, std::string_view name, Node* newparent, std::string_view newname,
-              unsigned flags);
+  void rename(const Caller& c, Node* parent, std::string_view name, Node* newparent,
+              std::string_view newname, unsigned flags);
 
   // files (overlay_files.cpp)
   std::unique_ptr<FileHandle> open(const Caller& c, Node* n, int flags);
-  std::pair<Entry, std::unique_ptr<FileHandle>> create(const Caller& c, Node* parent, std::string_view name,
-                                                       mode_t mode, int flags);
+  std::pair<Entry, std::unique_ptr<FileHandle>>
+  create(const Caller& c, Node* parent, std::string_view name, mode_t mode, int flags);
   /// The fd to read from (re-opened on the upper copy if another open copied it up).
   int read_fd(Node* n, FileHandle& fh);
   void note_write(FileHandle& fh, uint64_t offset, uint64_t size);
@@ -174,15 +176,19 @@ private:
   Node* attach_locked(Node* parent, std::string_view name, Found&& found);
   Entry entry_for(Node* n);
   Entry attach_entry_locked(Node* parent, std::string_view name, const std::string& path);
-  std::optional<Found> try_resolve_locked(Node* parent, std::string_view name, const std::string& path);
-  std::optional<Identity> lower_at_locked(Node* parent, std::string_view name, const std::string& path);
+  std::optional<Found> try_resolve_locked(Node* parent, std::string_view name,
+                                          const std::string& path);
+  std::optional<Identity> lower_at_locked(Node* parent, std::string_view name,
+                                          const std::string& path);
   bool is_empty_view_dir(const Found& f, const std::string& path);
-  std::unique_ptr<FileHandle> open_locked(const Caller& c, Node* n, int flags, const std::string* path);
+  std::unique_ptr<FileHandle> open_locked(const Caller& c, Node* n, int flags,
+                                          const std::string* path);
   void detach_child(Node* parent, std::string_view name);
   void detach_locked(Node* child);
   void release_locked(Node* n); // frees n and ancestors no longer referenced
   uint64_t upper_ino(uint64_t ino) const { return m_same_dev ? ino : (ino | (1ull << 63)); }
-  uint64_t report_ino(const std::string& path, const struct stat& st, bool on_upper, int lower_dir_fd);
+  uint64_t report_ino(const std::string& path, const struct stat& st, bool on_upper,
+                      int lower_dir_fd);
   bool lower_visible_locked(const Node* parent, const std::string& path) const;
   bool is_empty_dir_locked(Node* dir, const std::string& path);
 
@@ -191,13 +197,14 @@ private:
   void ensure_upper_dir(Node* dir);
   void copy_up_tree(Node* dir);
   void copy_tree_locked(int lower_dir, int upper_dir, const std::string& path);
-  Identity copy_object(int lower_fd, const struct stat& st, int upper_parent, const std::string& name,
-                       const std::string& path);
+  Identity copy_object(int lower_fd, const struct stat& st, int upper_parent,
+                       const std::string& name, const std::string& path);
   void refresh_after_tree_copy(Node* dir);
   Identity lower_identity(const struct stat& st) const;
   void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
 
-  void record(const Caller& c, const char* op, std::string path, std::string path2 = {}, std::string detail = {});
+  void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
+              std::string detail = {});
 
   std::filesystem::path m_lower_dir;
   WorkspaceLayout m_layout;

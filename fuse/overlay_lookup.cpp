@@ -10,7 +10,9 @@
 
 namespace ws::fuse {
 
-std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+std::string proc_fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
 
 Node::~Node() {
   for (int fd : {upper_fd.load(), lower_fd.load()}) {
@@ -39,14 +41,16 @@ UniqueFd open_dir_checked(const std::filesystem::path& p, int flags, const char*
 
 } // namespace
 
-OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout, OverlayOptions options)
+OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+                     OverlayOptions options)
     : m_lower_dir(lower_dir), m_layout(layout), m_options(options),
       m_lower_root(open_dir_checked(lower_dir, O_PATH, "open project directory")),
       m_upper_root(open_dir_checked(layout.upper(), O_PATH, "open upper layer")),
       m_work(open_dir_checked(layout.work(), O_RDONLY, "open work directory")),
       m_bases(open_dir_checked(layout.bases(), O_RDONLY, "open base store")),
       m_meta(layout.meta_db(), Db::Mode::ReadWrite), m_journal(layout.journal_db()) {
-  struct stat lst {}, ust{};
+  struct stat lst {
+  }, ust{};
   if (::fstat(m_lower_root.get(), &lst) != 0 || ::fstat(m_upper_root.get(), &ust) != 0) {
     throw_errno("stat layer roots", lower_dir.string());
   }
@@ -116,7 +120,8 @@ bool OverlayFs::lower_visible_locked(const Node* parent, const std::string& path
   return parent->lower_fd.load() >= 0 && !m_meta.is_whiteout(path);
 }
 
-uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, bool on_upper, int lower_dir_fd) {
+uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, bool on_upper,
+                               int lower_dir_fd) {
   if (!on_upper) {
     return st.st_ino;
   }
@@ -132,7 +137,8 @@ uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, b
   return upper_ino(st.st_ino);
 }
 
-OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_view, const std::string& path) {
+OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_view,
+                                           const std::string& path) {
   std::string name(name_view);
   Found f;
   int pu = parent->upper_fd.load();
@@ -180,8 +186,8 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
     Node* existing = it->second;
     struct stat cur {};
     int fd = existing->backing_fd();
-    bool same = fd >= 0 && ::fstat(fd, &cur) == 0 && cur.st_ino == f.st.st_ino && cur.st_dev == f.st.st_dev &&
-                (cur.st_mode & S_IFMT) == (f.st.st_mode & S_IFMT);
+    bool same = fd >= 0 && ::fstat(fd, &cur) == 0 && cur.st_ino == f.st.st_ino &&
+                cur.st_dev == f.st.st_dev && (cur.st_mode & S_IFMT) == (f.st.st_mode & S_IFMT);
     if (same) {
       ++existing->nlookup;
       return existing;
@@ -253,7 +259,9 @@ void OverlayFs::detach_locked(Node* child) {
   release_locked(child);
 }
 
-Entry OverlayFs::entry_for(Node* n) { return {n, getattr(n)}; }
+Entry OverlayFs::entry_for(Node* n) {
+  return {n, getattr(n)};
+}
 
 struct stat OverlayFs::getattr(Node* n) {
   struct stat st {};
@@ -282,7 +290,8 @@ void OverlayFs::detach_child(Node* parent, std::string_view name) {
   }
 }
 
-void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2, std::string detail) {
+void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
+                       std::string detail) {
   JournalEntry e;
   e.time_ns = now_ns();
   e.op = op;

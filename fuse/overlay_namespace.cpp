@@ -36,7 +36,8 @@ Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const 
   return {n, st};
 }
 
-std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name, const std::string& path) {
+std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name,
+                                                   const std::string& path) {
   int pl = parent->lower_fd.load();
   if (pl < 0 || m_meta.is_whiteout(path)) {
     return std::nullopt;
@@ -102,7 +103,8 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
   return attach_entry_locked(parent, name, path);
 }
 
-Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mode_t mode, dev_t rdev) {
+Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mode_t mode,
+                       dev_t rdev) {
   if (S_ISCHR(mode) || S_ISBLK(mode)) {
     throw SystemError(EPERM, "mknod: device files are not allowed in a workspace");
   }
@@ -122,7 +124,8 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
   return attach_entry_locked(parent, name, path);
 }
 
-Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name, std::string_view target) {
+Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name,
+                         std::string_view target) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
   if (try_resolve_locked(parent, name, path)) {
@@ -152,10 +155,11 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
   copy_up(n);
   ensure_upper_dir(newparent);
   std::string nn(newname);
-  if (::linkat(n->upper_fd.load(), "", newparent->upper_fd.load(), nn.c_str(), AT_EMPTY_PATH) != 0) {
+  if (::linkat(n->upper_fd.load(), "", newparent->upper_fd.load(), nn.c_str(), AT_EMPTY_PATH) !=
+      0) {
     // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for the file's owner.
-    if (::linkat(AT_FDCWD, proc_fd_path(n->upper_fd.load()).c_str(), newparent->upper_fd.load(), nn.c_str(),
-                 AT_SYMLINK_FOLLOW) != 0) {
+    if (::linkat(AT_FDCWD, proc_fd_path(n->upper_fd.load()).c_str(), newparent->upper_fd.load(),
+                 nn.c_str(), AT_SYMLINK_FOLLOW) != 0) {
       throw_errno("link", path);
     }
   }
@@ -187,7 +191,8 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
     }
     meta.whiteout = true;
   }
-  m_meta.put(path, meta); // before the upper unlink: a crash leaves the file hidden, not resurrected
+  m_meta.put(path,
+             meta); // before the upper unlink: a crash leaves the file hidden, not resurrected
   if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
     throw_errno("unlink", path);
   }
@@ -217,7 +222,8 @@ void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
     meta.whiteout = true;
   }
   m_meta.put(path, meta);
-  if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
+  if (f.on_upper &&
+      ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
     throw_errno("rmdir", path);
   }
   detach_child(parent, name);
@@ -299,8 +305,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   }
 
   // Records below each name travel with the object; base and whiteout stay with the path.
-  auto settle = [&](const std::string& path, const PathMeta& before, const std::optional<Identity>& lower,
-                    const PathMeta& moved_in, bool moved_in_dir, Node* dir_parent) {
+  auto settle = [&](const std::string& path, const PathMeta& before,
+                    const std::optional<Identity>& lower, const PathMeta& moved_in,
+                    bool moved_in_dir, Node* dir_parent) {
     PathMeta m = m_meta.get(path).value_or(PathMeta{});
     m.base = before.base ? before.base : lower;
     m.whiteout = before.whiteout;

@@ -5,7 +5,8 @@
 namespace ws::fuse {
 
 Db::Db(const std::filesystem::path& file, Mode mode) : m_file(file) {
-  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags =
+      mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   flags |= SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(file.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
@@ -22,7 +23,9 @@ Db::Db(const std::filesystem::path& file, Mode mode) : m_file(file) {
   }
 }
 
-Db::~Db() { sqlite3_close(m_db); }
+Db::~Db() {
+  sqlite3_close(m_db);
+}
 
 void Db::exec(const char* sql) {
   char* err = nullptr;
@@ -34,7 +37,8 @@ void Db::exec(const char* sql) {
 }
 
 void Db::fail(std::string_view what) const {
-  throw DbError("database '" + m_file.string() + "': " + std::string(what) + ": " + sqlite3_errmsg(m_db));
+  throw DbError("database '" + m_file.string() + "': " + std::string(what) + ": " +
+                sqlite3_errmsg(m_db));
 }
 
 Stmt::Stmt(Db& db, const char* sql) : m_db(db) {
@@ -43,7 +47,9 @@ Stmt::Stmt(Db& db, const char* sql) : m_db(db) {
   }
 }
 
-Stmt::~Stmt() { sqlite3_finalize(m_stmt); }
+Stmt::~Stmt() {
+  sqlite3_finalize(m_stmt);
+}
 
 Stmt& Stmt::bind(int i, int64_t v) {
   sqlite3_bind_int64(m_stmt, i, v);
@@ -86,15 +92,21 @@ void Stmt::reset() {
   sqlite3_clear_bindings(m_stmt);
 }
 
-int64_t Stmt::int64(int col) const { return sqlite3_column_int64(m_stmt, col); }
-bool Stmt::is_null(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+int64_t Stmt::int64(int col) const {
+  return sqlite3_column_int64(m_stmt, col);
+}
+bool Stmt::is_null(int col) const {
+  return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+}
 std::string Stmt::text(int col) const {
   const void* p = sqlite3_column_blob(m_stmt, col);
   int n = sqlite3_column_bytes(m_stmt, col);
   return p ? std::string(static_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
 }
 
-Transaction::Transaction(Db& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Db& db) : m_db(db) {
+  m_db.exec("BEGIN IMMEDIATE");
+}
 Transaction::~Transaction() {
   if (!m_done) {
     sqlite3_exec(m_db.raw(), "ROLLBACK", nullptr, nullptr, nullptr);

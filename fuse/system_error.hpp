@@ -12,7 +12,8 @@ namespace ws {
 /// back to its errno; the CLI prints what().
 class SystemError : public std::system_error {
 public:
-  SystemError(int err, const std::string& what) : std::system_error(err, std::generic_category(), what) {}
+  SystemError(int err, const std::string& what)
+      : std::system_error(err, std::generic_category(), what) {}
   int err() const noexcept { return code().value(); }
 };
 

@@ -18,21 +18,27 @@ std::string last_error() {
 }
 } // namespace
 
-LibGit2::LibGit2() { git_libgit2_init(); }
-LibGit2::~LibGit2() { git_libgit2_shutdown(); }
+LibGit2::LibGit2() {
+  git_libgit2_init();
+}
+LibGit2::~LibGit2() {
+  git_libgit2_shutdown();
+}
 
 std::filesystem::path find_worktree(const std::filesystem::path& start) {
   git_repository* raw = nullptr;
   int rc = git_repository_open_ext(&raw, start.c_str(), 0, nullptr);
   RepoPtr repo(raw);
   if (rc == GIT_ENOTFOUND) {
-    throw GitError(rc, "not a git repository (or any of the parent directories): " + start.string());
+    throw GitError(rc,
+                   "not a git repository (or any of the parent directories): " + start.string());
   }
   if (rc < 0) {
     throw GitError(rc, "cannot open git repository at '" + start.string() + "': " + last_error());
   }
   if (git_repository_is_bare(repo.get())) {
-    throw GitError(GIT_EBAREREPO, "'" + start.string() + "' is a bare repository: a workspace needs a working tree");
+    throw GitError(GIT_EBAREREPO, "'" + start.string() +
+                                      "' is a bare repository: a workspace needs a working tree");
   }
   const char* workdir = git_repository_workdir(repo.get());
   return std::filesystem::canonical(workdir);

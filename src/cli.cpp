@@ -10,7 +10,8 @@
 namespace ws {
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"ws: hand a git project to an AI agent in a copy-on-write workspace, then review its work."};
+  CLI::App app{
+      "ws: hand a git project to an AI agent in a copy-on-write workspace, then review its work."};
   app.require_subcommand(1);
   app.fallthrough();
   std::string dir, workspace;
@@ -22,7 +23,8 @@ int run_cli(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbosity, "Say more (-vv: debug)");
 
   std::string new_name;
-  auto* c_new = app.add_subcommand("new", "Create a workspace for this repository (instant, any size)");
+  auto* c_new =
+      app.add_subcommand("new", "Create a workspace for this repository (instant, any size)");
   c_new->add_option("name", new_name, "Its name (default: -w, or 'default')");
 
   bool debug = false;
@@ -42,14 +44,17 @@ int run_cli(int argc, char** argv) {
   c_rm->add_flag("-f,--force", force_rm, "Also if mounted or holding changes");
 
   bool status_json = false;
-  auto* c_status = app.add_subcommand("status", "List what changed in the view: A/M/D/R/T per path");
+  auto* c_status =
+      app.add_subcommand("status", "List what changed in the view: A/M/D/R/T per path");
   c_status->add_flag("--json", status_json, "Machine-readable output");
 
   LogOptions log;
   size_t log_limit = 0;
-  auto* c_log = app.add_subcommand("log", "Show every write in the view: time, pid, command, operation, path");
+  auto* c_log = app.add_subcommand(
+      "log", "Show every write in the view: time, pid, command, operation, path");
   c_log->add_flag("--json", log.json, "Machine-readable output");
-  c_log->add_option("--since", log.since, "Only entries since: 30s, 10m, 2h, 3d, 'YYYY-MM-DD HH:MM', @EPOCH");
+  c_log->add_option("--since", log.since,
+                    "Only entries since: 30s, 10m, 2h, 3d, 'YYYY-MM-DD HH:MM', @EPOCH");
   c_log->add_option("--path", log.path, "Only entries for this path or below it");
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
 

@@ -32,13 +32,14 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
     std::printf("[");
     bool first = true;
     for (const auto& e : entries) {
-      std::printf("%s\n  {\"id\": %lld, \"time_ns\": %lld, \"op\": %s, \"path\": %s", first ? "" : ",",
-                  static_cast<long long>(e.id), static_cast<long long>(e.time_ns), json_string(e.op).c_str(),
-                  json_string(e.path).c_str());
+      std::printf("%s\n  {\"id\": %lld, \"time_ns\": %lld, \"op\": %s, \"path\": %s",
+                  first ? "" : ",", static_cast<long long>(e.id), static_cast<long long>(e.time_ns),
+                  json_string(e.op).c_str(), json_string(e.path).c_str());
       if (!e.path2.empty()) {
         std::printf(", \"path2\": %s", json_string(e.path2).c_str());
       }
-      std::printf(", \"pid\": %d, \"uid\": %u, \"comm\": %s", e.pid, e.uid, json_string(e.comm).c_str());
+      std::printf(", \"pid\": %d, \"uid\": %u, \"comm\": %s", e.pid, e.uid,
+                  json_string(e.comm).c_str());
       if (!e.detail.empty()) {
         std::printf(", \"detail\": %s", json_string(e.detail).c_str());
       }

@@ -28,8 +28,8 @@ int cmd_status(const Context& ctx, bool json) {
     std::printf("[");
     bool first = true;
     for (const auto& c : changes) {
-      std::printf("%s\n  {\"status\": \"%c\", \"path\": %s", first ? "" : ",", static_cast<char>(c.kind),
-                  json_string(c.path).c_str());
+      std::printf("%s\n  {\"status\": \"%c\", \"path\": %s", first ? "" : ",",
+                  static_cast<char>(c.kind), json_string(c.path).c_str());
       if (!c.from.empty()) {
         std::printf(", \"from\": %s", json_string(c.from).c_str());
       }

@@ -23,7 +23,8 @@ int cmd_new(const Context& ctx, const std::string& name) {
   Workspace w = Workspace::locate(ctx.repo, name.empty() ? ctx.workspace : name);
   w.create();
   std::fprintf(stderr, "created workspace '%s' for %s\n", w.name.c_str(), w.repo.c_str());
-  std::fprintf(stderr, "mount it with: ws mount%s\n", w.name == "default" ? "" : (" -w " + w.name).c_str());
+  std::fprintf(stderr, "mount it with: ws mount%s\n",
+               w.name == "default" ? "" : (" -w " + w.name).c_str());
   return 0;
 }
 
@@ -53,8 +54,8 @@ int cmd_list(const Context& ctx) {
                         : s.state == ViewState::Stale    ? "stale (daemon died)"
                                                          : "not mounted";
     size_t changes = count_changes(w);
-    std::printf("%c %-16s %-20s %zu changed path%s", name == ctx.workspace ? '*' : ' ', name.c_str(), state, changes,
-                changes == 1 ? "" : "s");
+    std::printf("%c %-16s %-20s %zu changed path%s", name == ctx.workspace ? '*' : ' ',
+                name.c_str(), state, changes, changes == 1 ? "" : "s");
     if (s.state == ViewState::Mounted) {
       std::printf("  %s", quote_path(w.mountpoint.string()).c_str());
     }
@@ -72,7 +73,8 @@ int cmd_rm(const Context& ctx, const std::string& name, bool force) {
   if (s.state != ViewState::Unmounted) {
     if (!force) {
       throw Error("workspace '" + name + "' is mounted at " + w.mountpoint.string(),
-                  "unmount it first ('ws umount -w " + name + "'), or use 'ws rm --force " + name + "'");
+                  "unmount it first ('ws umount -w " + name + "'), or use 'ws rm --force " + name +
+                      "'");
     }
     unmount_view(w, true);
   }
@@ -80,7 +82,8 @@ int cmd_rm(const Context& ctx, const std::string& name, bool force) {
   if (changes > 0 && !force) {
     throw Error("workspace '" + name + "' has " + std::to_string(changes) + " changed path" +
                     (changes == 1 ? "" : "s") + " that would be lost",
-                "see them with 'ws status -w " + name + "'; remove anyway with 'ws rm --force " + name + "'");
+                "see them with 'ws status -w " + name + "'; remove anyway with 'ws rm --force " +
+                    name + "'");
   }
   w.remove();
   std::fprintf(stderr, "removed workspace '%s'\n", name.c_str());

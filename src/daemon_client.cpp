@@ -1,6 +1,5 @@
 // The CLI's side of the daemon: probe, start (double fork, ready pipe), stop.
 #include "src/daemon.hpp"
-
 #include "src/error.hpp"
 
 #include <fcntl.h>
@@ -45,7 +44,8 @@ pid_t lock_holder(const Workspace& w) {
 enum class MountCheck { NotMounted, Mounted, Dead };
 
 MountCheck check_mount(const fs::path& mnt) {
-  struct stat st {}, parent{};
+  struct stat st {
+  }, parent{};
   if (::stat(mnt.c_str(), &st) != 0) {
     return errno == ENOTCONN ? MountCheck::Dead : MountCheck::NotMounted;
   }
@@ -141,8 +141,9 @@ bool wait_for(std::chrono::milliseconds limit, const std::function<bool()>& done
 
 void check_fuse_available() {
   if (::access("/dev/fuse", F_OK) != 0) {
-    throw Error("FUSE is not available: /dev/fuse does not exist",
-                "load the module (modprobe fuse); in a container, pass the device (--device /dev/fuse)");
+    throw Error(
+        "FUSE is not available: /dev/fuse does not exist",
+        "load the module (modprobe fuse); in a container, pass the device (--device /dev/fuse)");
   }
   if (::access("/dev/fuse", R_OK | W_OK) != 0) {
     if (::geteuid() != 0) {
@@ -172,8 +173,9 @@ ViewStatus probe_view(const Workspace& w) {
 
 fs::path ensure_mounted(const Workspace& w, bool debug) {
   if (!w.exists()) {
-    throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new" +
-                                                                            (w.name == "default" ? std::string() : " " + w.name) + "'");
+    throw Error("no workspace '" + w.name + "' for " + w.repo.string(),
+                "create it with 'ws new" + (w.name == "default" ? std::string() : " " + w.name) +
+                    "'");
   }
   ViewStatus s = probe_view(w);
   if (s.state == ViewState::Starting) {
@@ -186,12 +188,14 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   if (s.state == ViewState::Stale) {
     std::string why = do_unmount(w.mountpoint, true);
     if (!why.empty()) {
-      throw Error("the view at " + w.mountpoint.string() + " belongs to a daemon that died, and cannot be cleaned up: " +
-                      why,
+      throw Error("the view at " + w.mountpoint.string() +
+                      " belongs to a daemon that died, and cannot be cleaned up: " + why,
                   "unmount it by hand: fusermount3 -u -z " + w.mountpoint.string());
     }
-    std::fprintf(stderr, "ws: the daemon of workspace '%s' had died; its view was cleaned up and is served again\n",
-                 w.name.c_str());
+    std::fprintf(
+        stderr,
+        "ws: the daemon of workspace '%s' had died; its view was cleaned up and is served again\n",
+        w.name.c_str());
   }
   check_fuse_available();
   std::error_code ec;
@@ -205,11 +209,11 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   if (::pipe2(ready, O_CLOEXEC) != 0) {
     throw Error(std::string("pipe: ") + std::strerror(errno));
   }
-  std::vector<std::string> argv = {self_exe().string(),      "__daemon",
-                                   "--workspace-dir",        w.layout.dir.string(),
-                                   "--lower",                w.repo.string(),
-                                   "--mountpoint",           w.mountpoint.string(),
-                                   "--ready-fd",             std::to_string(ready[1])};
+  std::vector<std::string> argv = {self_exe().string(), "__daemon",
+                                   "--workspace-dir",   w.layout.dir.string(),
+                                   "--lower",           w.repo.string(),
+                                   "--mountpoint",      w.mountpoint.string(),
+                                   "--ready-fd",        std::to_string(ready[1])};
   if (debug) {
     argv.emplace_back("--debug");
   }
@@ -250,7 +254,8 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
     return w.mountpoint;
   }
   if (reply.empty()) {
-    throw Error("the ws daemon exited before mounting the view", "see its log: " + w.layout.log_file().string());
+    throw Error("the ws daemon exited before mounting the view",
+                "see its log: " + w.layout.log_file().string());
   }
   std::string what = reply, hint;
   if (auto nl = reply.find('\n'); nl != std::string::npos) {
@@ -272,13 +277,15 @@ bool unmount_view(const Workspace& w, bool force) {
   if (!why.empty()) {
     bool busy = why.find("busy") != std::string::npos || why.find("Busy") != std::string::npos;
     throw Error("cannot unmount the view at " + w.mountpoint.string() + ": " + why,
-                busy ? "a process still uses the view (a shell whose cwd is inside?): leave it, or 'ws umount "
+                busy ? "a process still uses the view (a shell whose cwd is inside?): leave it, or "
+                       "'ws umount "
                        "--force' to detach it anyway"
                      : "try 'ws umount --force'");
   }
   if (s.pid > 0 && !wait_for(std::chrono::seconds(10), [&] { return lock_holder(w) == 0; })) {
-    throw Error("the view is unmounted but its daemon (pid " + std::to_string(s.pid) + ") did not exit",
-                "see " + w.layout.log_file().string() + "; kill it with: kill " + std::to_string(s.pid));
+    throw Error(
+        "the view is unmounted but its daemon (pid " + std::to_string(s.pid) + ") did not exit",
+        "see " + w.layout.log_file().string() + "; kill it with: kill " + std::to_string(s.pid));
   }
   return true;
 }

@@ -83,7 +83,8 @@ int run_daemon(const DaemonArgs& args) {
     if (lock) {
       (void)!::pread(lock.get(), buf, sizeof buf - 1, 0);
     }
-    report(args.ready_fd, "workspace is already served by another daemon (pid " + std::string(buf) + ")\n");
+    report(args.ready_fd,
+           "workspace is already served by another daemon (pid " + std::string(buf) + ")\n");
     return 1;
   }
   std::string pid = std::to_string(::getpid()) + "\n";
@@ -99,7 +100,8 @@ int run_daemon(const DaemonArgs& args) {
     mopts.debug = args.debug;
     fuse::FuseSession session(fs, args.mountpoint, mopts);
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
-    spdlog::info("serving {} at {} (pid {})", args.lower.string(), args.mountpoint.string(), ::getpid());
+    spdlog::info("serving {} at {} (pid {})", args.lower.string(), args.mountpoint.string(),
+                 ::getpid());
     report(args.ready_fd, "ok\n");
     if (args.ready_fd >= 0) {
       ::close(args.ready_fd);

@@ -10,7 +10,9 @@ namespace ws {
 void setup_cli_logging(int verbosity) {
   auto logger = spdlog::stderr_color_mt("ws");
   logger->set_pattern("ws: %^%l%$: %v");
-  logger->set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  logger->set_level(verbosity >= 2   ? spdlog::level::debug
+                    : verbosity == 1 ? spdlog::level::info
+                                     : spdlog::level::warn);
   spdlog::set_default_logger(logger);
 }
 

@@ -63,8 +63,8 @@ fs::path runtime_root() {
 void validate_name(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 64 && name[0] != '.' && name[0] != '-' &&
             std::all_of(name.begin(), name.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                     c == '_' || c == '-';
+              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '.' || c == '_' || c == '-';
             });
   if (!ok) {
     throw Error("invalid workspace name '" + name + "'",
@@ -83,7 +83,9 @@ Workspace Workspace::locate(const fs::path& repo, const std::string& name) {
   return w;
 }
 
-bool Workspace::exists() const { return fs::exists(layout.meta_db()); }
+bool Workspace::exists() const {
+  return fs::exists(layout.meta_db());
+}
 
 void Workspace::create() const {
   if (exists()) {
@@ -101,7 +103,8 @@ void Workspace::create() const {
 void Workspace::remove() const {
   // The agent may have left directories without write permission: open them up first.
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(layout.dir, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           layout.dir, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_directory(ec) && !it->is_symlink(ec)) {
       ::chmod(it->path().c_str(), 0700);
@@ -110,7 +113,8 @@ void Workspace::remove() const {
   ::chmod(layout.dir.c_str(), 0700);
   fs::remove_all(layout.dir, ec);
   if (ec) {
-    throw Error("cannot remove workspace '" + name + "' (" + layout.dir.string() + "): " + ec.message(),
+    throw Error("cannot remove workspace '" + name + "' (" + layout.dir.string() +
+                    "): " + ec.message(),
                 "check the permissions of that directory, then try again");
   }
   fs::remove(mountpoint, ec);

@@ -1,0 +1,89 @@
+#pragma once
+
+// Test support: run real commands, make real git repositories, mount real workspaces.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ws::test {
+
+struct Run {
+  int status = -1; ///< exit code, or 128+signal
+  std::string out;
+  std::string err;
+};
+
+/// Runs `script` with /bin/sh -c in `cwd` (the test's cwd if empty); never throws.
+Run sh(const std::string& script, const std::filesystem::path& cwd = {});
+
+/// Single-quotes `s` for a shell script, any bytes included.
+std::string q(const std::string& s);
+
+/// The ws binary under test.
+std::filesystem::path ws_binary();
+
+/// A fresh directory under $TMPDIR, removed at the end unless the test failed (then its
+/// path is printed so the mess can be looked at).
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return m_path; }
+
+private:
+  std::filesystem::path m_path;
+};
+
+/// A real git repository with a small committed tree:
+///   README.md, src/main.c, src/util.c, src/util.h, Makefile, scripts/run.sh (+x),
+///   docs/guide/intro.txt, link-to-readme -> README.md
+class TestRepo {
+public:
+  TestRepo();
+  const std::filesystem::path& path() const { return m_repo; }
+  void write(const std::string& rel, const std::string& content) const;
+  std::string read(const std::string& rel) const;
+  /// Every object under the repository (.git included): path, type, mode, size, content.
+  std::string snapshot() const;
+
+private:
+  TempDir m_dir;
+  std::filesystem::path m_repo;
+};
+
+/// A workspace of `repo` created and mounted with the real ws binary; state and runtime
+/// directories are private to the test (XDG_DATA_HOME, XDG_RUNTIME_DIR). Unmounts on
+/// destruction, forcefully if it must, and prints the daemon's log if anything went wrong.
+class MountedWorkspace {
+public:
+  explicit MountedWorkspace(const TestRepo& repo, const std::string& name = "default");
+  ~MountedWorkspace();
+  MountedWorkspace(const MountedWorkspace&) = delete;
+  MountedWorkspace& operator=(const MountedWorkspace&) = delete;
+
+  const std::filesystem::path& view() const { return m_view; }
+  std::filesystem::path state_dir() const;
+  /// Runs `ws ARGS` in the real repository with this workspace selected.
+  Run ws(const std::string& args) const;
+  /// Runs a shell script inside the view.
+  Run in_view(const std::string& script) const;
+  void mount();
+  void unmount();
+  int daemon_pid() const;
+  std::string daemon_log() const;
+
+private:
+  const TestRepo& m_repo;
+  std::string m_name;
+  TempDir m_state;
+  std::filesystem::path m_view;
+  bool m_mounted = false;
+};
+
+/// True when this process can mount FUSE; otherwise `why` says what is missing.
+bool fuse_usable(std::string& why);
+
+} // namespace ws::test
