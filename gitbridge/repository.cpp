@@ -33,6 +33,11 @@ std::filesystem::path find_worktree(const std::filesystem::path& start) {
     throw GitError(rc,
                    "not a git repository (or any of the parent directories): " + start.string());
   }
+  if (rc == GIT_EOWNER) {
+    throw GitError(rc,
+                   "the git repository at '" + start.string() +
+                       "' belongs to another user (git refuses it for safety): " + last_error());
+  }
   if (rc < 0) {
     throw GitError(rc, "cannot open git repository at '" + start.string() + "': " + last_error());
   }

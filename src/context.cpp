@@ -60,7 +60,9 @@ Context make_context(const std::string& dir, const std::string& workspace_flag) 
     try {
       ctx.repo = gitbridge::find_worktree(ctx.cwd);
     } catch (const gitbridge::GitError& e) {
-      throw Error(e.what(), "run ws inside a git working tree, or point at one with -C DIR");
+      throw Error(e.what(), e.code() == -36 /* GIT_EOWNER */
+                                ? "run ws as the repository's owner"
+                                : "run ws inside a git working tree, or point at one with -C DIR");
     }
   }
   ctx.workspace = name.empty() ? "default" : name;

@@ -1,0 +1,181 @@
+// The journal, crash safety, the daemon's lifecycle, and who may do what in a view.
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+using namespace ws::test;
+
+TEST_CASE("journal: 20 processes writing concurrently are each named with their pid") {
+  TestRepo repo;
+  std::string before = repo.snapshot();
+  MountedWorkspace w(repo);
+  Run r = w.in_view(
+      "mkdir out && for i in $(seq 20); do "
+      "sh -c 'echo $$ > out/pid'$i'; for k in $(seq 50); do echo line$k >> out/f'$i'; done' & "
+      "done; wait; cat out/f*| wc -l");
+  REQUIRE(r.status == 0);
+  CHECK(r.out == "1000\n");
+  // Every write entry of out/fN names the shell that wrote it.
+  Run check = sh(q(ws_binary().string()) +
+                     " log --json --path out | python3 -c '\n"
+                     "import json, sys\n"
+                     "entries = json.load(sys.stdin)\n"
+                     "bad = 0\n"
+                     "for i in range(1, 21):\n"
+                     "    pid = int(open(sys.argv[1] + \"/out/pid%d\" % i).read())\n"
+                     "    writes = [e for e in entries if e[\"path\"] == \"out/f%d\" % i and "
+                     "e[\"op\"] == \"write\"]\n"
+                     "    if len(writes) != 50 or any(e[\"pid\"] != pid or e[\"comm\"] != \"sh\" "
+                     "for e in writes):\n"
+                     "        bad += 1\n"
+                     "print(bad)' " +
+                     q(w.view().string()),
+                 repo.path());
+  CHECK(check.err == "");
+  CHECK(check.out == "0\n");
+  CHECK(repo.snapshot() == before);
+}
+
+TEST_CASE("journal: records operation, path, target, ranges; --since and --path filter") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(
+      w.in_view(
+           "printf 'abcd' > n.txt && printf 'efgh' >> n.txt && mv n.txt m.txt && ln -s m.txt s && "
+           "chmod +x m.txt && mkdir d && rmdir d && rm s")
+          .status == 0);
+  Run log = w.ws("log");
+  CHECK(log.status == 0);
+  for (const char* expected :
+       {"create    n.txt", "write     n.txt  [0-4]", "write     n.txt  [4-8]",
+        "rename    n.txt -> m.txt", "symlink   s -> m.txt", "chmod     m.txt  [0755]",
+        "mkdir     d", "rmdir     d", "unlink    s"}) {
+    CHECK_MESSAGE(log.out.find(expected) != std::string::npos, expected);
+  }
+  CHECK(w.ws("log --path m.txt").out.find("rename    n.txt -> m.txt") != std::string::npos);
+  CHECK(w.ws("log --path d").out.find("n.txt") == std::string::npos);
+  CHECK(w.ws("log --since @4102444800").out == ""); // 2100-01-01
+  CHECK(w.ws("log -n 1").out.find("unlink    s") != std::string::npos);
+  Run bad = w.ws("log --since yesterday");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("cannot understand --since 'yesterday'") != std::string::npos);
+}
+
+TEST_CASE("lifecycle: kill -9 of the daemon mid-write; the next command cleans up and nothing "
+          "committed is lost") {
+  TestRepo repo;
+  std::string before = repo.snapshot();
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir heavy && echo first > heavy/first.txt").status == 0);
+  REQUIRE(w.ws("log").out.find("heavy/first.txt") != std::string::npos); // flushed
+  std::thread writer([&] {
+    w.in_view("i=0; while [ $i -lt 100000 ]; do echo $i > heavy/f$i || exit 0; i=$((i+1)); done");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  int pid = w.daemon_pid();
+  REQUIRE(pid > 0);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  writer.join();
+  CHECK(w.ws("list").out.find("stale (daemon died)") != std::string::npos);
+
+  Run again = w.ws("mount");
+  CHECK(again.status == 0);
+  CHECK(again.err.find("had died") != std::string::npos);
+  CHECK(again.out == w.view().string() + "\n");
+  // The journal database is intact and holds everything committed before the kill.
+  Run integrity =
+      sh("python3 -c 'import sqlite3, sys; "
+         "print(sqlite3.connect(sys.argv[1]).execute(\"pragma integrity_check\").fetchone()[0])' " +
+         q((w.state_dir() / "journal.db").string()));
+  CHECK(integrity.out == "ok\n");
+  CHECK(w.ws("log --path heavy/first.txt").out.find("create") != std::string::npos);
+  // Status matches the view exactly: every file the agent made is there and listed.
+  Run files = w.in_view("ls heavy | wc -l");
+  Run listed = w.ws("status");
+  size_t n = std::stoul(files.out);
+  CHECK(n > 10);
+  size_t count = 0;
+  for (size_t pos = 0; (pos = listed.out.find("A heavy/", pos)) != std::string::npos; ++pos) {
+    ++count;
+  }
+  CHECK(count == n);
+  CHECK(w.in_view("cat heavy/first.txt").out == "first\n");
+  CHECK(repo.snapshot() == before);
+}
+
+TEST_CASE("lifecycle: a second mount returns the same view; umount, list and rm") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run second = w.ws("mount");
+  CHECK(second.out == w.view().string() + "\n");
+  CHECK(w.ws("list").out.find("* default          mounted") != std::string::npos);
+  REQUIRE(w.in_view("echo x > x").status == 0);
+  w.unmount();
+  CHECK(w.ws("list").out.find("not mounted          1 changed path") != std::string::npos);
+  CHECK(w.ws("umount").err == "workspace 'default' is not mounted\n");
+  Run rm = w.ws("rm default");
+  CHECK(rm.status == 1);
+  CHECK(rm.err.find("has 1 changed path that would be lost") != std::string::npos);
+  CHECK(w.ws("rm --force default").status == 0);
+  CHECK(w.ws("list").out == "");
+}
+
+TEST_CASE("lifecycle: two workspaces of one repository side by side") {
+  TestRepo repo;
+  MountedWorkspace a(repo, "agent-a");
+  MountedWorkspace b(repo, "agent-b");
+  CHECK(a.view() != b.view());
+  REQUIRE(a.in_view("echo a > README.md").status == 0);
+  CHECK(b.in_view("head -1 README.md").out == "# Project\n");
+  CHECK(a.ws("status").out == "M README.md\n");
+  CHECK(b.ws("status").out == "");
+}
+
+TEST_CASE("view: the person's edits to the real tree show within a second; the agent's paths keep "
+          "its version") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("cat src/util.c src/main.c > /dev/null && echo agent > src/main.c").status ==
+          0);
+  repo.write("src/util.c", "// person\n");
+  repo.write("src/main.c", "// person\n");
+  repo.write("person-new.txt", "hi\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  CHECK(w.in_view("cat src/util.c").out == "// person\n");
+  CHECK(w.in_view("cat src/main.c").out == "agent\n");
+  CHECK(w.in_view("cat person-new.txt").out == "hi\n");
+  CHECK(w.ws("status").out == "M src/main.c\n");
+}
+
+TEST_CASE("errors: disk full gives the agent ENOSPC and the daemon survives") {
+  if (::geteuid() != 0) {
+    return; // needs a tmpfs of its own; covered where the suite runs as root
+  }
+  TestRepo repo;
+  struct TmpfsGuard {
+    std::filesystem::path dir;
+    ~TmpfsGuard() {
+      if (!dir.empty()) {
+        sh("umount -l " + q(dir.string()));
+      }
+    }
+  } guard;
+  {
+    MountedWorkspace w(repo, [&](const std::filesystem::path& root) {
+      std::filesystem::create_directories(root / "data");
+      REQUIRE(sh("mount -t tmpfs -o size=4m tmpfs " + q((root / "data").string())).status == 0);
+      guard.dir = root / "data";
+    });
+    Run full = w.in_view("dd if=/dev/zero of=big bs=1M count=16 2>&1");
+    CHECK(full.status != 0);
+    CHECK(full.out.find("No space left on device") != std::string::npos);
+    REQUIRE(w.in_view("rm big && echo fine > small && cat small").out == "fine\n");
+    CHECK(w.ws("status").out == "A small\n");
+  }
+}

@@ -139,6 +139,17 @@ std::string TestRepo::snapshot() const {
 
 MountedWorkspace::MountedWorkspace(const TestRepo& repo, const std::string& name)
     : m_repo(repo), m_name(name) {
+  create();
+}
+
+MountedWorkspace::MountedWorkspace(const TestRepo& repo,
+                                   const std::function<void(const fs::path&)>& prepare)
+    : m_repo(repo), m_name("default") {
+  prepare(m_state.path());
+  create();
+}
+
+void MountedWorkspace::create() {
   ::setenv("XDG_DATA_HOME", (m_state.path() / "data").c_str(), 1);
   ::setenv("XDG_RUNTIME_DIR", (m_state.path() / "run").c_str(), 1);
   fs::create_directories(m_state.path() / "run");
@@ -193,7 +204,10 @@ fs::path MountedWorkspace::state_dir() const {
 }
 
 Run MountedWorkspace::ws(const std::string& args) const {
-  return sh(q(ws_binary().string()) + " -w " + q(m_name) + " " + args, m_repo.path());
+  // Explicit, not only setenv: several workspaces of one test each have their own state.
+  std::string env = "XDG_DATA_HOME=" + q((m_state.path() / "data").string()) +
+                    " XDG_RUNTIME_DIR=" + q((m_state.path() / "run").string()) + " ";
+  return sh(env + q(ws_binary().string()) + " -w " + q(m_name) + " " + args, m_repo.path());
 }
 
 Run MountedWorkspace::in_view(const std::string& script) const {

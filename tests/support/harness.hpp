@@ -3,6 +3,7 @@
 // Test support: run real commands, make real git repositories, mount real workspaces.
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,11 +61,15 @@ private:
 class MountedWorkspace {
 public:
   explicit MountedWorkspace(const TestRepo& repo, const std::string& name = "default");
+  /// `prepare` runs on the private state root before `ws new` (e.g. to mount a tiny tmpfs).
+  MountedWorkspace(const TestRepo& repo,
+                   const std::function<void(const std::filesystem::path&)>& prepare);
   ~MountedWorkspace();
   MountedWorkspace(const MountedWorkspace&) = delete;
   MountedWorkspace& operator=(const MountedWorkspace&) = delete;
 
   const std::filesystem::path& view() const { return m_view; }
+  const std::filesystem::path& state_root() const { return m_state.path(); }
   std::filesystem::path state_dir() const;
   /// Runs `ws ARGS` in the real repository with this workspace selected.
   Run ws(const std::string& args) const;
@@ -76,6 +81,7 @@ public:
   std::string daemon_log() const;
 
 private:
+  void create();
   const TestRepo& m_repo;
   std::string m_name;
   TempDir m_state;
