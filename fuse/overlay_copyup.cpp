@@ -265,15 +265,15 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
 }
 
 void OverlayFs::copy_up(Node* n) {
-  if (n->type == S_IFDIR) {
+  if (n->is_dir()) {
     ensure_upper_dir(n);
     return;
   }
-  if (n->upper_fd.load() >= 0) {
+  if (n->on_upper.load()) {
     return;
   }
   std::lock_guard lock(n->mutex);
-  if (n->upper_fd.load() >= 0) {
+  if (n->on_upper.load()) {
     return;
   }
   if (n->unlinked) {
@@ -281,18 +281,21 @@ void OverlayFs::copy_up(Node* n) {
   }
   ensure_upper_dir(n->parent);
   std::string path = path_locked(n);
-  int lfd = n->lower_fd.load();
+  UniqueFd lower(
+      ::openat(n->parent->lower_fd.load(), n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (::fstat(lfd, &st) != 0) {
-    throw_errno("copy-up: stat", path);
-  }
-  int pu = n->parent->upper_fd.load();
-  copy_object(lfd, st, pu, n->name, path);
-  UniqueFd fd(::openat(pu, n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) {
+  if (!lower || ::fstat(lower.get(), &st) != 0) {
     throw_errno("copy-up: open", path);
   }
-  n->upper_fd.store(fd.release(), std::memory_order_release);
+  int pu = n->parent->upper_fd.load();
+  copy_object(lower.get(), st, pu, n->name, path);
+  struct stat ust {};
+  if (::fstatat(pu, n->name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
+    throw_errno("copy-up: stat", path);
+  }
+  n->backing_dev = ust.st_dev;
+  n->backing_ino = ust.st_ino;
+  n->on_upper.store(true, std::memory_order_release);
 }
 
 void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string& path) {
@@ -385,16 +388,24 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
       dir->retired_fds.push_back(old);
     }
   }
+  int upper = dir->upper_fd.load();
   for (Node* child : children) {
-    if (child->upper_fd.load() < 0) {
-      UniqueFd fd(
-          ::openat(dir->upper_fd.load(), child->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-      std::lock_guard lock(child->mutex);
-      if (fd && child->upper_fd.load() < 0) {
-        child->upper_fd.store(fd.release());
-      }
+    std::lock_guard lock(child->mutex);
+    struct stat st {};
+    if (::fstatat(upper, child->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
     }
-    if (child->type == S_IFDIR) {
+    if (child->is_dir()) {
+      if (child->upper_fd.load() < 0) {
+        child->upper_fd.store(
+            ::openat(upper, child->name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      }
+    } else if (!child->on_upper.load()) {
+      child->backing_dev = st.st_dev;
+      child->backing_ino = st.st_ino;
+      child->on_upper.store(true);
+    }
+    if (child->is_dir()) {
       refresh_after_tree_copy(child);
     }
   }

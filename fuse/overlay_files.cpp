@@ -26,16 +26,12 @@ constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW;
 std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags,
                                                    const std::string* path) {
   bool write = opens_for_write(flags);
-  if (write && n->upper_fd.load() < 0) {
+  if (write && !n->on_upper.load()) {
     copy_up(n);
   }
-  int backing = n->backing_fd();
   auto fh = std::make_unique<FileHandle>();
-  fh->fd = UniqueFd(::open(proc_fd_path(backing).c_str(), (flags & ~k_strip) | O_CLOEXEC));
-  if (!fh->fd) {
-    throw_errno("open", path ? *path : n->name);
-  }
-  fh->on_upper = backing == n->upper_fd.load();
+  fh->on_upper = n->on_upper.load();
+  fh->fd = open_object_locked(n, flags & ~k_strip);
   fh->flags = flags;
   fh->opener = c;
   if (write) {
@@ -48,9 +44,6 @@ std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int
 }
 
 std::unique_ptr<FileHandle> OverlayFs::open(const Caller& c, Node* n, int flags) {
-  if (!opens_for_write(flags)) {
-    return open_locked(c, n, flags, nullptr); // reads need no path, no lock
-  }
   std::shared_lock tree(m_tree);
   return open_locked(c, n, flags, nullptr);
 }
@@ -97,15 +90,17 @@ int OverlayFs::read_fd(Node* n, FileHandle& fh) {
   if (int r = fh.reopened_fd.load(std::memory_order_acquire); r >= 0) {
     return r;
   }
-  if (fh.on_upper || n->upper_fd.load(std::memory_order_acquire) < 0) {
+  if (fh.on_upper || !n->on_upper.load(std::memory_order_acquire)) {
     return fh.fd.get();
   }
   // Another open copied the file up after this one opened the lower file: read the copy,
   // which may have been written since (overlayfs before 4.19 gave stale reads here).
+  std::shared_lock tree(m_tree);
   std::lock_guard lock(fh.mutex);
   if (!fh.reopened) {
-    fh.reopened = UniqueFd(::open(proc_fd_path(n->upper_fd.load()).c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fh.reopened) {
+    try {
+      fh.reopened = open_object_locked(n, O_RDONLY);
+    } catch (const SystemError&) {
       return fh.fd.get();
     }
     fh.reopened_fd.store(fh.reopened.get(), std::memory_order_release);
@@ -145,10 +140,9 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
                                FileHandle* fh) {
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
-  if (n->upper_fd.load() < 0) {
-    copy_up(n);
-  }
-  int fd = n->upper_fd.load();
+  copy_up(n);
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  int fd = obj.get();
   std::string proc = proc_fd_path(fd);
   bool symlink = n->type == S_IFLNK;
   if (to_set & FUSE_SET_ATTR_MODE) {
@@ -193,9 +187,8 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     } else if (to_set & FUSE_SET_ATTR_MTIME) {
       tv[1] = attr.st_mtim;
     }
-    int rc = symlink
-                 ? ::utimensat(n->parent->upper_fd.load(), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
-                 : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
+    int rc = symlink ? ::utimensat(object_dir_locked(n), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
+                     : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
     if (rc != 0) {
       throw_errno("utimens", path);
     }
@@ -209,7 +202,9 @@ std::string OverlayFs::getxattr(Node* n, const char* name) {
   if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK) {
     throw SystemError(ENODATA, "getxattr");
   }
-  std::string proc = proc_fd_path(n->backing_fd());
+  std::shared_lock tree(m_tree);
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  std::string proc = proc_fd_path(obj.get());
   std::string value(256, '\0');
   for (;;) {
     ssize_t len = ::getxattr(proc.c_str(), name, value.data(), value.size());
@@ -232,7 +227,9 @@ std::string OverlayFs::listxattr(Node* n) {
   if (n->type == S_IFLNK) {
     return {};
   }
-  std::string proc = proc_fd_path(n->backing_fd());
+  std::shared_lock tree(m_tree);
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  std::string proc = proc_fd_path(obj.get());
   ssize_t need = ::listxattr(proc.c_str(), nullptr, 0);
   if (need <= 0) {
     return {};
@@ -262,8 +259,8 @@ void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   copy_up(n);
-  if (::setxattr(proc_fd_path(n->upper_fd.load()).c_str(), name, value.data(), value.size(),
-                 flags) != 0) {
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  if (::setxattr(proc_fd_path(obj.get()).c_str(), name, value.data(), value.size(), flags) != 0) {
     throw_errno("setxattr", path);
   }
   record(c, "setxattr", path, {}, name);
@@ -276,7 +273,8 @@ void OverlayFs::removexattr(const Caller& c, Node* n, const char* name) {
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   copy_up(n);
-  if (::removexattr(proc_fd_path(n->upper_fd.load()).c_str(), name) != 0) {
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  if (::removexattr(proc_fd_path(obj.get()).c_str(), name) != 0) {
     throw_errno("removexattr", path);
   }
   record(c, "removexattr", path, {}, name);

@@ -32,17 +32,19 @@ struct Caller {
 
 /// One object of the view as the kernel knows it (a FUSE nodeid is a Node*).
 ///
-/// A node stands for a path of the view; it is backed by an O_PATH fd on its upper object
-/// (once copied up or created) and, while it still shows the real tree, its lower object.
-/// Directories that merge both layers hold both fds.
+/// A node stands for a name in its parent. Only directories hold fds: an O_PATH fd on their
+/// upper directory (once it exists) and on the lower directory they merge. A file, symlink
+/// or special file is reached through its parent's fd and its name, so a 100,000-file tree
+/// costs fds only for its directories. A non-directory that loses its name while the kernel
+/// still holds it (unlinked while open, renamed over) is pinned: it keeps an O_PATH fd.
 ///
 /// Locking (also in docs/locking.md), always in this order:
 ///   1. OverlayFs::m_tree (shared_mutex): parent/name of every node. Shared for any
-///      operation that computes a path and acts on it; exclusive for rename.
+///      operation that resolves a node to its object; exclusive for rename.
 ///   2. Node::mutex, descendant before ancestor: serialises copy-up of this node.
 ///   3. OverlayFs::m_table (mutex): nlookup, children maps, node lifetime.
-/// The fd fields are atomics set once (upper) or retired, never closed while the node
-/// lives, so readers need no lock.
+/// The fd fields are atomics set once or retired, never closed while the node lives, so
+/// readers need no lock.
 struct Node {
   Node* parent = nullptr; ///< m_tree
   std::string name;       ///< m_tree
@@ -53,16 +55,23 @@ struct Node {
   uint32_t child_refs = 0; ///< m_table: live children, named or detached; they keep us alive
 
   std::mutex mutex;
-  std::atomic<int> upper_fd{-1};
-  std::atomic<int> lower_fd{-1};
-  std::vector<int> retired_fds; ///< guarded by mutex; closed with the node
+  std::atomic<int> upper_fd{-1};     ///< directories: O_PATH on the upper directory
+  std::atomic<int> lower_fd{-1};     ///< directories: O_PATH on the merged lower directory
+  std::atomic<bool> on_upper{false}; ///< non-directories: the object lives in upper/
+  std::atomic<int> pinned_fd{-1};    ///< non-directories without a name: O_PATH on the object
+  std::vector<int> retired_fds;      ///< guarded by mutex; closed with the node
+  int watch = -1;                    ///< m_table: inotify watch on the lower directory
 
   mode_t type = 0;         ///< S_IFMT bits
   uint64_t ino = 0;        ///< st_ino reported to the kernel: stable across copy-up
   uint64_t generation = 0; ///< with the nodeid, unique over the mount's life
+  dev_t backing_dev = 0;   ///< identity of the object last resolved for this node, to notice
+  ino_t backing_ino = 0;   ///< when the person replaces it in the real tree
 
   ~Node();
-  int backing_fd() const {
+  bool is_dir() const { return type == S_IFDIR; }
+  /// Directories: the fd to read attributes from (upper if it exists).
+  int dir_fd() const {
     int u = upper_fd.load(std::memory_order_acquire);
     return u >= 0 ? u : lower_fd.load(std::memory_order_acquire);
   }
@@ -162,11 +171,11 @@ public:
   MetaStore& meta() { return m_meta; }
 
 private:
-  /// A name resolved in a directory: its upper object, and the lower object it shows
-  /// (for a directory: the lower directory it merges).
+  /// A name resolved in a directory. Directories come with O_PATH fds on their upper
+  /// object and the lower directory they merge; other objects only with where they live.
   struct Found {
-    UniqueFd upper; ///< O_PATH
-    UniqueFd lower; ///< O_PATH
+    UniqueFd upper; ///< directories: O_PATH
+    UniqueFd lower; ///< directories: O_PATH
     struct stat st {};
     bool on_upper = false;
   };
@@ -189,6 +198,14 @@ private:
   uint64_t upper_ino(uint64_t ino) const { return m_same_dev ? ino : (ino | (1ull << 63)); }
   uint64_t report_ino(const std::string& path, const struct stat& st, bool on_upper,
                       int lower_dir_fd);
+  /// The fd of the directory holding a non-directory's object (needs m_tree held).
+  int object_dir_locked(const Node* n) const;
+  /// Opens a node's object with `flags` (O_PATH for a handle); needs m_tree held.
+  UniqueFd open_object_locked(const Node* n, int flags) const;
+  struct stat stat_object_locked(const Node* n) const;
+  /// Gives a non-directory about to lose its name an fd of its own (needs m_tree held).
+  void pin_locked(Node* n);
+  void pin_child_locked(Node* parent, std::string_view name);
   bool lower_visible_locked(const Node* parent, const std::string& path) const;
   bool is_empty_dir_locked(Node* dir, const std::string& path);
 

@@ -15,7 +15,7 @@ std::string proc_fd_path(int fd) {
 }
 
 Node::~Node() {
-  for (int fd : {upper_fd.load(), lower_fd.load()}) {
+  for (int fd : {upper_fd.load(), lower_fd.load(), pinned_fd.load()}) {
     if (fd >= 0) {
       ::close(fd);
     }
@@ -143,32 +143,31 @@ OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_v
   Found f;
   int pu = parent->upper_fd.load();
   int pl = parent->lower_fd.load();
-  if (pu >= 0) {
-    f.upper = open_path(pu, name.c_str());
-    if (!f.upper && errno != ENOENT && errno != ENOTDIR) {
-      throw_errno("lookup (upper)", path);
-    }
-  }
   bool lower_ok = pl >= 0 && !m_meta.is_whiteout(path);
-  if (f.upper) {
-    if (::fstat(f.upper.get(), &f.st) != 0) {
-      throw_errno("stat (upper)", path);
-    }
+  if (pu >= 0 && ::fstatat(pu, name.c_str(), &f.st, AT_SYMLINK_NOFOLLOW) == 0) {
     f.on_upper = true;
-    // An upper directory merges the lower one of the same name unless it is opaque.
-    if (S_ISDIR(f.st.st_mode) && lower_ok && !m_meta.is_opaque(path)) {
-      UniqueFd l = open_path(pl, name.c_str(), O_DIRECTORY);
-      if (l) {
-        f.lower = std::move(l);
+    if (S_ISDIR(f.st.st_mode)) {
+      f.upper = open_path(pu, name.c_str(), O_DIRECTORY);
+      if (!f.upper) {
+        throw_errno("lookup (upper)", path);
+      }
+      // An upper directory merges the lower one of the same name unless it is opaque.
+      if (lower_ok && !m_meta.is_opaque(path)) {
+        f.lower = open_path(pl, name.c_str(), O_DIRECTORY);
       }
     }
     return f;
   }
+  if (pu >= 0 && errno != ENOENT && errno != ENOTDIR) {
+    throw_errno("lookup (upper)", path);
+  }
   if (lower_ok) {
-    f.lower = open_path(pl, name.c_str());
-    if (f.lower) {
-      if (::fstat(f.lower.get(), &f.st) != 0) {
-        throw_errno("stat (lower)", path);
+    if (::fstatat(pl, name.c_str(), &f.st, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (S_ISDIR(f.st.st_mode)) {
+        f.lower = open_path(pl, name.c_str(), O_DIRECTORY);
+        if (!f.lower) {
+          throw_errno("lookup (lower)", path);
+        }
       }
       return f;
     }
@@ -179,16 +178,60 @@ OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_v
   throw SystemError(ENOENT, "lookup '" + path + "'");
 }
 
+int OverlayFs::object_dir_locked(const Node* n) const {
+  return n->on_upper.load(std::memory_order_acquire) ? n->parent->upper_fd.load()
+                                                     : n->parent->lower_fd.load();
+}
+
+UniqueFd OverlayFs::open_object_locked(const Node* n, int flags) const {
+  UniqueFd fd;
+  if (n->is_dir()) {
+    fd = UniqueFd(::openat(n->dir_fd(), ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC));
+  } else if (int pinned = n->pinned_fd.load(); pinned >= 0) {
+    fd = UniqueFd((flags & O_PATH) ? ::fcntl(pinned, F_DUPFD_CLOEXEC, 0)
+                                   : ::open(proc_fd_path(pinned).c_str(), flags | O_CLOEXEC));
+  } else {
+    fd = UniqueFd(::openat(object_dir_locked(n), n->name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!fd) {
+    throw_errno("open", n->name);
+  }
+  return fd;
+}
+
+struct stat OverlayFs::stat_object_locked(const Node* n) const {
+  struct stat st {};
+  int rc;
+  if (n->is_dir()) {
+    rc = ::fstat(n->dir_fd(), &st);
+  } else if (int pinned = n->pinned_fd.load(); pinned >= 0) {
+    rc = ::fstat(pinned, &st);
+  } else {
+    rc = ::fstatat(object_dir_locked(n), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+  }
+  if (rc != 0) {
+    throw_errno("stat", n->name);
+  }
+  return st;
+}
+
+void OverlayFs::pin_locked(Node* n) {
+  if (n->is_dir() || n->pinned_fd.load() >= 0) {
+    return;
+  }
+  int fd = ::openat(object_dir_locked(n), n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    n->pinned_fd.store(fd, std::memory_order_release);
+  }
+}
+
 Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
   std::lock_guard table(m_table);
   auto it = parent->children.find(std::string(name));
   if (it != parent->children.end()) {
     Node* existing = it->second;
-    struct stat cur {};
-    int fd = existing->backing_fd();
-    bool same = fd >= 0 && ::fstat(fd, &cur) == 0 && cur.st_ino == f.st.st_ino &&
-                cur.st_dev == f.st.st_dev && (cur.st_mode & S_IFMT) == (f.st.st_mode & S_IFMT);
-    if (same) {
+    if (existing->backing_ino == f.st.st_ino && existing->backing_dev == f.st.st_dev &&
+        existing->type == (f.st.st_mode & S_IFMT)) {
       ++existing->nlookup;
       return existing;
     }
@@ -203,6 +246,9 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
   n->type = f.st.st_mode & S_IFMT;
   n->generation = m_next_generation.fetch_add(1);
   n->nlookup = 1;
+  n->on_upper = f.on_upper;
+  n->backing_dev = f.st.st_dev;
+  n->backing_ino = f.st.st_ino;
   n->upper_fd = f.upper.release();
   n->lower_fd = f.lower.release();
   parent->children.emplace(n->name, n);
@@ -265,19 +311,25 @@ Entry OverlayFs::entry_for(Node* n) {
 
 struct stat OverlayFs::getattr(Node* n) {
   struct stat st {};
-  int fd = n->backing_fd();
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
-    throw SystemError(fd < 0 ? ENOENT : errno, "getattr");
+  if (n->is_dir()) {
+    if (::fstat(n->dir_fd(), &st) != 0) {
+      throw_errno("getattr");
+    }
+  } else {
+    std::shared_lock tree(m_tree);
+    st = stat_object_locked(n);
   }
   st.st_ino = n->ino;
   return st;
 }
 
 std::string OverlayFs::readlink(Node* n) {
+  std::shared_lock tree(m_tree);
+  UniqueFd fd = open_object_locked(n, O_PATH);
   char buf[PATH_MAX + 1];
-  ssize_t len = ::readlinkat(n->backing_fd(), "", buf, sizeof buf - 1);
+  ssize_t len = ::readlinkat(fd.get(), "", buf, sizeof buf - 1);
   if (len < 0) {
-    throw_errno("readlink");
+    throw_errno("readlink", n->name);
   }
   return std::string(buf, static_cast<size_t>(len));
 }

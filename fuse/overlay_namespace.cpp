@@ -79,6 +79,20 @@ bool OverlayFs::is_empty_view_dir(const Found& f, const std::string& path) {
   return !(f.lower && has_entries(f.lower.get(), true));
 }
 
+void OverlayFs::pin_child_locked(Node* parent, std::string_view name) {
+  Node* child = nullptr;
+  {
+    std::lock_guard table(m_table);
+    auto it = parent->children.find(std::string(name));
+    if (it != parent->children.end()) {
+      child = it->second; // the kernel holds it while it unlinks the name: it stays alive
+    }
+  }
+  if (child) {
+    pin_locked(child);
+  }
+}
+
 Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mode_t mode) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
@@ -155,13 +169,13 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
   copy_up(n);
   ensure_upper_dir(newparent);
   std::string nn(newname);
-  if (::linkat(n->upper_fd.load(), "", newparent->upper_fd.load(), nn.c_str(), AT_EMPTY_PATH) !=
-      0) {
-    // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for the file's owner.
-    if (::linkat(AT_FDCWD, proc_fd_path(n->upper_fd.load()).c_str(), newparent->upper_fd.load(),
-                 nn.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      throw_errno("link", path);
-    }
+  int rc = n->pinned_fd.load() >= 0
+               ? ::linkat(AT_FDCWD, proc_fd_path(n->pinned_fd.load()).c_str(),
+                          newparent->upper_fd.load(), nn.c_str(), AT_SYMLINK_FOLLOW)
+               : ::linkat(object_dir_locked(n), n->name.c_str(), newparent->upper_fd.load(),
+                          nn.c_str(), 0);
+  if (rc != 0) {
+    throw_errno("link", path);
   }
   // Both names report the inode number of the object they share.
   if (auto src = m_meta.get(from); src && src->origin) {
@@ -191,8 +205,9 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
     }
     meta.whiteout = true;
   }
-  m_meta.put(path,
-             meta); // before the upper unlink: a crash leaves the file hidden, not resurrected
+  // Metadata before the upper unlink: a crash leaves the file hidden, not resurrected.
+  m_meta.put(path, meta);
+  pin_child_locked(parent, name);
   if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
     throw_errno("unlink", path);
   }
@@ -299,6 +314,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   PathMeta smeta = m_meta.get(spath).value_or(PathMeta{});
   PathMeta dmeta = m_meta.get(dpath).value_or(PathMeta{});
   std::string sn(name), dn(newname);
+  if (dnode && !exchange) {
+    pin_locked(dnode); // it loses its name, maybe while open
+  }
   if (::renameat2(parent->upper_fd.load(), sn.c_str(), newparent->upper_fd.load(), dn.c_str(),
                   exchange ? RENAME_EXCHANGE : 0) != 0) {
     throw_errno("rename", spath);
