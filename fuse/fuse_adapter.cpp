@@ -59,8 +59,8 @@ fuse_entry_param to_param(OverlayFs& fs, const Entry& e) {
   p.ino = fs.nodeid(e.node);
   p.generation = e.node->generation;
   p.attr = e.attr;
-  p.attr_timeout = fs.options().attr_timeout;
-  p.entry_timeout = fs.options().entry_timeout;
+  p.attr_timeout = e.timeout;
+  p.entry_timeout = e.timeout;
   return p;
 }
 
@@ -104,7 +104,7 @@ void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   } catch (const SystemError& e) {
     if (e.err() == ENOENT) {
       fuse_entry_param p{}; // a negative entry: the kernel remembers the miss
-      p.entry_timeout = fs.options().negative_timeout;
+      p.entry_timeout = fs.negative_timeout(fs.node(parent));
       fuse_reply_entry(req, &p);
     } else {
       fuse_reply_err(req, e.err());
@@ -132,16 +132,18 @@ void ll_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 void ll_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   guarded(req, "getattr", [&] {
     OverlayFs& fs = fs_of(req);
-    struct stat st = fs.getattr(fs.node(ino));
-    fuse_reply_attr(req, &st, fs.options().attr_timeout);
+    Node* n = fs.node(ino);
+    struct stat st = fs.getattr(n);
+    fuse_reply_attr(req, &st, fs.timeout_for(n));
   });
 }
 
 void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   guarded(req, "setattr", [&] {
     OverlayFs& fs = fs_of(req);
-    struct stat st = fs.setattr(caller_of(req), fs.node(ino), *attr, to_set, fh_of(fi));
-    fuse_reply_attr(req, &st, fs.options().attr_timeout);
+    Node* n = fs.node(ino);
+    struct stat st = fs.setattr(caller_of(req), n, *attr, to_set, fh_of(fi));
+    fuse_reply_attr(req, &st, fs.timeout_for(n));
   });
 }
 
@@ -279,10 +281,16 @@ void ll_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
   fuse_reply_err(req, rc == 0 ? 0 : errno);
 }
 
-void ll_opendir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+void ll_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   guarded(req, "opendir", [&] {
     auto dh = std::make_unique<DirHandle>();
     fi->fh = reinterpret_cast<uint64_t>(dh.get());
+    // The kernel may keep listings it cannot miss a change to: our own changes bump the
+    // directory's version, the person's come through the watcher's invalidation.
+    if (fs_of(req).node(ino)->stable || ino == FUSE_ROOT_ID) {
+      fi->cache_readdir = 1;
+      fi->keep_cache = 1;
+    }
     if (fuse_reply_open(req, fi) == 0) {
       dh.release();
     }
@@ -474,6 +482,7 @@ fuse_lowlevel_ops make_ops() {
 } // namespace
 
 struct FuseSession::Impl {
+  OverlayFs* fs = nullptr;
   std::vector<std::string> arg_strings;
   std::vector<char*> argv;
   fuse_args args{};
@@ -482,6 +491,7 @@ struct FuseSession::Impl {
   bool mounted = false;
 
   ~Impl() {
+    fs->stop_watching(); // its thread calls into the session: stop it first
     if (mounted) {
       fuse_session_unmount(se);
     }
@@ -497,6 +507,7 @@ struct FuseSession::Impl {
 FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
                          const MountOptions& options)
     : m_impl(std::make_unique<Impl>()) {
+  m_impl->fs = &fs;
   static const fuse_lowlevel_ops ops = make_ops();
   std::string opts = "fsname=ws,subtype=ws,default_permissions";
   if (options.allow_other) {
@@ -523,6 +534,13 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
   }
   m_impl->mounted = true;
   m_max_threads = options.max_threads;
+  fuse_session* se = m_impl->se;
+  fs.start_watching({
+      [se](uint64_t parent, std::string_view name) {
+        fuse_lowlevel_notify_inval_entry(se, parent, name.data(), name.size());
+      },
+      [se](uint64_t nodeid) { fuse_lowlevel_notify_inval_inode(se, nodeid, 0, 0); },
+  });
 }
 
 FuseSession::~FuseSession() = default;

@@ -2,6 +2,7 @@
 
 #include "fuse/journal.hpp"
 #include "fuse/layout.hpp"
+#include "fuse/lower_watcher.hpp"
 #include "fuse/meta_store.hpp"
 #include "fuse/unique_fd.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -60,7 +62,11 @@ struct Node {
   std::atomic<bool> on_upper{false}; ///< non-directories: the object lives in upper/
   std::atomic<int> pinned_fd{-1};    ///< non-directories without a name: O_PATH on the object
   std::vector<int> retired_fds;      ///< guarded by mutex; closed with the node
-  int watch = -1;                    ///< m_table: inotify watch on the lower directory
+  std::atomic<int> watch{-1};        ///< inotify watch on the merged lower directory
+  /// The kernel may cache this node's entry and attributes for long: nothing can change
+  /// them behind the view's back unnoticed (its parent's lower directory is watched, or
+  /// it has none). Fixed at creation.
+  bool stable = false;
 
   mode_t type = 0;         ///< S_IFMT bits
   uint64_t ino = 0;        ///< st_ino reported to the kernel: stable across copy-up
@@ -80,6 +86,13 @@ struct Node {
 struct Entry {
   Node* node = nullptr;
   struct stat attr {};
+  double timeout = 1.0; ///< entry and attribute cache time for the kernel
+};
+
+/// How the view tells the kernel to forget what it cached (set by FuseSession).
+struct Invalidator {
+  std::function<void(uint64_t parent, std::string_view name)> entry;
+  std::function<void(uint64_t nodeid)> inode;
 };
 
 struct DirEntry {
@@ -108,9 +121,12 @@ struct DirHandle {
 };
 
 struct OverlayOptions {
-  double entry_timeout = 1.0;
-  double attr_timeout = 1.0;
-  double negative_timeout = 1.0;
+  /// Cache time for what cannot change unnoticed: the agent's own objects, and real-tree
+  /// objects in watched directories (inotify tells us, and we tell the kernel).
+  double long_timeout = 86400.0;
+  /// Cache time for real-tree objects in directories we could not watch (watch limit): the
+  /// person's edits show within this time.
+  double short_timeout = 1.0;
 };
 
 /// The copy-on-write view: lower = the real project (only read), upper = the workspace's
@@ -156,6 +172,14 @@ public:
   void note_write(FileHandle& fh, uint64_t offset, uint64_t size);
   void release(FileHandle& fh);
   void fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset, off_t length);
+
+  // the kernel's caches (overlay_invalidate.cpp)
+  /// Starts watching the real tree; from now on lookups in watched directories are cached
+  /// for long. Call once mounted; stop before unmounting.
+  void start_watching(Invalidator invalidator);
+  void stop_watching();
+  double timeout_for(const Node* n) const;
+  double negative_timeout(const Node* parent) const;
 
   // directories (overlay_dirs.cpp)
   std::vector<DirEntry> list_dir(Node* dir);
@@ -220,6 +244,10 @@ private:
   Identity lower_identity(const struct stat& st) const;
   void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
 
+  void watch_locked(Node* dir);   // needs m_table
+  void unwatch_locked(Node* dir); // needs m_table
+  void on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow);
+
   void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
               std::string detail = {});
 
@@ -242,6 +270,9 @@ private:
   std::unique_ptr<Node> m_root;
   std::unordered_map<Node*, std::unique_ptr<Node>> m_nodes; ///< m_table: every live node but root
   std::atomic<uint64_t> m_next_generation{1};
+  std::unique_ptr<LowerWatcher> m_watcher;
+  Invalidator m_invalidator;
+  std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
   std::atomic<uint64_t> m_tmp_counter{0};
 };
 

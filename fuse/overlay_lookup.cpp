@@ -251,6 +251,10 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
   n->backing_ino = f.st.st_ino;
   n->upper_fd = f.upper.release();
   n->lower_fd = f.lower.release();
+  n->stable = parent->lower_fd.load() < 0 || parent->watch.load() >= 0;
+  if (n->is_dir()) {
+    watch_locked(n); // before the kernel hears of it: no change inside can be missed
+  }
   parent->children.emplace(n->name, n);
   ++parent->child_refs;
   m_nodes.emplace(n, std::move(owned));
@@ -266,7 +270,7 @@ Entry OverlayFs::lookup(Node* parent, std::string_view name) {
   Node* n = attach_locked(parent, name, std::move(f));
   n->ino = ino;
   st.st_ino = ino;
-  return {n, st};
+  return {n, st, timeout_for(n)};
 }
 
 void OverlayFs::forget(Node* n, uint64_t count) {
@@ -289,6 +293,7 @@ void OverlayFs::release_locked(Node* n) {
       }
     }
     --parent->child_refs;
+    unwatch_locked(n);
     m_nodes.erase(n);
     n = parent;
   }

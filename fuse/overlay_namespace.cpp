@@ -33,7 +33,7 @@ Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const 
   Node* n = attach_locked(parent, name, std::move(f));
   n->ino = ino;
   st.st_ino = ino;
-  return {n, st};
+  return {n, st, timeout_for(n)};
 }
 
 std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name,

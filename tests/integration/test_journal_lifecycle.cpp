@@ -153,6 +153,25 @@ TEST_CASE("view: the person's edits to the real tree show within a second; the a
   CHECK(w.ws("status").out == "M src/main.c\n");
 }
 
+TEST_CASE("view: cached names, misses, attributes and listings follow the person's edits at once") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Fill the kernel's caches: a listing, a stat, a miss, file content.
+  REQUIRE(w.in_view("ls docs/guide && stat src/util.h && test ! -e src/new.c && cat README.md")
+              .status == 0);
+  repo.write("docs/guide/more.txt", "more\n");
+  repo.write("src/new.c", "int n;\n");
+  repo.write("README.md", "# Rewritten by the person, longer than before\n");
+  sh("chmod +x src/util.h && rm docs/guide/intro.txt", repo.path());
+  // inotify reports within milliseconds; allow a little for the invalidation to land.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(w.in_view("ls docs/guide").out == "more.txt\n");
+  CHECK(w.in_view("stat -c %a src/util.h").out == "755\n");
+  CHECK(w.in_view("cat src/new.c").out == "int n;\n");
+  CHECK(w.in_view("cat README.md").out == "# Rewritten by the person, longer than before\n");
+  CHECK(w.ws("status").out == "");
+}
+
 TEST_CASE("errors: disk full gives the agent ENOSPC and the daemon survives") {
   if (::geteuid() != 0) {
     return; // needs a tmpfs of its own; covered where the suite runs as root
