@@ -1,7 +1,8 @@
 // The libfuse low-level trampolines: decode a request, call OverlayFs, reply exactly once.
 // No exception crosses into libfuse: SystemError becomes its errno, anything else EIO.
+#include "fuse/fuse_ops.hpp"
 #include "fuse/log.hpp"
-#include "fuse/session.hpp"
+#include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
 #include <fuse_lowlevel.h>
@@ -440,7 +441,7 @@ void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_i
   }
 }
 
-fuse_lowlevel_ops make_ops() {
+fuse_lowlevel_ops make_ops_impl() {
   fuse_lowlevel_ops ops{};
   ops.init = ll_init;
   ops.destroy = ll_destroy;
@@ -481,79 +482,9 @@ fuse_lowlevel_ops make_ops() {
 
 } // namespace
 
-struct FuseSession::Impl {
-  OverlayFs* fs = nullptr;
-  std::vector<std::string> arg_strings;
-  std::vector<char*> argv;
-  fuse_args args{};
-  fuse_session* se = nullptr;
-  bool handlers = false;
-  bool mounted = false;
-
-  ~Impl() {
-    fs->stop_watching(); // its thread calls into the session: stop it first
-    if (mounted) {
-      fuse_session_unmount(se);
-    }
-    if (handlers) {
-      fuse_remove_signal_handlers(se);
-    }
-    if (se) {
-      fuse_session_destroy(se);
-    }
-  }
-};
-
-FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
-                         const MountOptions& options)
-    : m_impl(std::make_unique<Impl>()) {
-  m_impl->fs = &fs;
-  static const fuse_lowlevel_ops ops = make_ops();
-  std::string opts = "fsname=ws,subtype=ws,default_permissions";
-  if (options.allow_other) {
-    opts += ",allow_other";
-  }
-  m_impl->arg_strings = {"ws", "-o", opts};
-  if (options.debug) {
-    m_impl->arg_strings.emplace_back("-d");
-  }
-  for (auto& s : m_impl->arg_strings) {
-    m_impl->argv.push_back(s.data());
-  }
-  m_impl->args = FUSE_ARGS_INIT(static_cast<int>(m_impl->argv.size()), m_impl->argv.data());
-  m_impl->se = fuse_session_new(&m_impl->args, &ops, sizeof ops, &fs);
-  if (!m_impl->se) {
-    throw std::runtime_error("cannot create the FUSE session");
-  }
-  if (fuse_set_signal_handlers(m_impl->se) != 0) {
-    throw std::runtime_error("cannot install signal handlers");
-  }
-  m_impl->handlers = true;
-  if (fuse_session_mount(m_impl->se, mountpoint.c_str()) != 0) {
-    throw std::runtime_error("cannot mount the view at '" + mountpoint.string() + "'");
-  }
-  m_impl->mounted = true;
-  m_max_threads = options.max_threads;
-  fuse_session* se = m_impl->se;
-  fs.start_watching({
-      [se](uint64_t parent, std::string_view name) {
-        fuse_lowlevel_notify_inval_entry(se, parent, name.data(), name.size());
-      },
-      [se](uint64_t nodeid) { fuse_lowlevel_notify_inval_inode(se, nodeid, 0, 0); },
-  });
-}
-
-FuseSession::~FuseSession() = default;
-
-int FuseSession::run() {
-  fuse_loop_config* cfg = fuse_loop_cfg_create();
-  fuse_loop_cfg_set_max_threads(cfg, m_max_threads);
-  // Idle workers never exit: libfuse 3.14 corrupts its heap when a worker exits while
-  // others are busy (seen here as "malloc_consolidate(): unaligned fastbin chunk").
-  fuse_loop_cfg_set_idle_threads(cfg, m_max_threads);
-  int rc = fuse_session_loop_mt(m_impl->se, cfg);
-  fuse_loop_cfg_destroy(cfg);
-  return rc;
+const fuse_lowlevel_ops& lowlevel_ops() {
+  static const fuse_lowlevel_ops ops = make_ops_impl();
+  return ops;
 }
 
 } // namespace ws::fuse

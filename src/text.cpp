@@ -20,6 +20,28 @@ size_t utf8_len(std::string_view s, size_t i) {
   }
   return n;
 }
+// The escapes git's quoting and JSON share; false if `c` has none.
+bool append_common_escape(std::string& out, unsigned char c) {
+  switch (c) {
+  case '\n':
+    out += "\\n";
+    return true;
+  case '\t':
+    out += "\\t";
+    return true;
+  case '\r':
+    out += "\\r";
+    return true;
+  case '"':
+    out += "\\\"";
+    return true;
+  case '\\':
+    out += "\\\\";
+    return true;
+  default:
+    return false;
+  }
+}
 } // namespace
 
 std::string quote_path(std::string_view path) {
@@ -37,30 +59,15 @@ std::string quote_path(std::string_view path) {
   std::string out = "\"";
   for (char ch : path) {
     auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    default:
-      if (c < 0x20 || c >= 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\%03o", c);
-        out += buf;
-      } else {
-        out += ch;
-      }
+    if (append_common_escape(out, c)) {
+      continue;
+    }
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else {
+      out += ch;
     }
   }
   out += '"';
@@ -80,23 +87,7 @@ std::string json_string(std::string_view s) {
       continue;
     }
     if (n == 1) {
-      switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
+      if (!append_common_escape(out, c)) {
         if (c < 0x20) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);
