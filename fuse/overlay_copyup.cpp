@@ -390,21 +390,24 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
   }
   int upper = dir->upper_fd.load();
   for (Node* child : children) {
-    std::lock_guard lock(child->mutex);
-    struct stat st {};
-    if (::fstatat(upper, child->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      continue;
-    }
-    if (child->is_dir()) {
-      if (child->upper_fd.load() < 0) {
-        child->upper_fd.store(
-            ::openat(upper, child->name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    {
+      std::lock_guard lock(child->mutex);
+      struct stat st {};
+      if (::fstatat(upper, child->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        continue;
       }
-    } else if (!child->on_upper.load()) {
-      child->backing_dev = st.st_dev;
-      child->backing_ino = st.st_ino;
-      child->on_upper.store(true);
+      if (child->is_dir()) {
+        if (child->upper_fd.load() < 0) {
+          child->upper_fd.store(
+              ::openat(upper, child->name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        }
+      } else if (!child->on_upper.load()) {
+        child->backing_dev = st.st_dev;
+        child->backing_ino = st.st_ino;
+        child->on_upper.store(true);
+      }
     }
+    // Not under child->mutex: the recursion takes it again.
     if (child->is_dir()) {
       refresh_after_tree_copy(child);
     }

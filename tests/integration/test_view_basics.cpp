@@ -140,6 +140,20 @@ TEST_CASE("view: rename a whole lower directory, then use it") {
   CHECK(repo.snapshot() == before);
 }
 
+TEST_CASE("view: rename a lower directory whose subdirectories the kernel already knows") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Look everything up first, so the renamed tree has live nodes at every level.
+  REQUIRE(w.in_view("find docs src -exec stat {} + > /dev/null").status == 0);
+  Run r = w.in_view(
+      "timeout -s KILL 10 mv docs manual && find manual -type f && cat manual/guide/intro.txt");
+  CHECK(r.status == 0);
+  CHECK(r.out == "manual/guide/intro.txt\nintro\n");
+  CHECK(w.in_view("echo x >> manual/guide/intro.txt && cat manual/guide/intro.txt").out ==
+        "intro\nx\n");
+  CHECK(repo.read("docs/guide/intro.txt") == "intro\n");
+}
+
 TEST_CASE(
     "view: a deleted lower directory stays deleted; recreated, it shows nothing of the old one") {
   TestRepo repo;
