@@ -135,7 +135,7 @@ void ll_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
     OverlayFs& fs = fs_of(req);
     Node* n = fs.node(ino);
     struct stat st = fs.getattr(n);
-    fuse_reply_attr(req, &st, fs.timeout_for(n));
+    fuse_reply_attr(req, &st, fs.timeout_for(n, st));
   });
 }
 
@@ -144,7 +144,7 @@ void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
     OverlayFs& fs = fs_of(req);
     Node* n = fs.node(ino);
     struct stat st = fs.setattr(caller_of(req), n, *attr, to_set, fh_of(fi));
-    fuse_reply_attr(req, &st, fs.timeout_for(n));
+    fuse_reply_attr(req, &st, fs.timeout_for(n, st));
   });
 }
 
@@ -214,7 +214,9 @@ void ll_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     OverlayFs& fs = fs_of(req);
     auto fh = fs.open(caller_of(req), fs.node(ino), fi->flags);
     fi->fh = reinterpret_cast<uint64_t>(fh.get());
-    fi->keep_cache = 1; // AUTO_INVAL_DATA drops the cache when the file's mtime or size moves
+    // AUTO_INVAL_DATA drops the cache when the file's mtime or size moves. A file with
+    // several names has a node per name: another name's writes would not show here.
+    fi->keep_cache = !fh->multi_link;
     if (fuse_reply_open(req, fi) == 0) {
       fh.release();
     }

@@ -32,6 +32,8 @@ std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int
   auto fh = std::make_unique<FileHandle>();
   fh->on_upper = n->on_upper.load();
   fh->fd = open_object_locked(n, flags & ~k_strip);
+  struct stat st {};
+  fh->multi_link = ::fstat(fh->fd.get(), &st) == 0 && st.st_nlink > 1;
   fh->flags = flags;
   fh->opener = c;
   if (write) {

@@ -50,7 +50,8 @@ struct Caller {
 struct Node {
   Node* parent = nullptr; ///< m_tree
   std::string name;       ///< m_tree
-  bool unlinked = false;  ///< m_table: no longer reachable by name (unlinked or replaced)
+  /// No longer reachable by name (unlinked or replaced); written under m_table.
+  std::atomic<bool> unlinked{false};
 
   uint64_t nlookup = 0;                            ///< m_table
   std::unordered_map<std::string, Node*> children; ///< m_table: known children by name
@@ -104,9 +105,10 @@ struct DirEntry {
 /// An open file: the fd it reads and writes, and the written ranges not yet journaled.
 struct FileHandle {
   std::mutex mutex;
-  UniqueFd fd;           ///< opened at open/create; fixed for the handle's life
-  bool on_upper = false; ///< fd is on the upper layer; fixed at open
-  UniqueFd reopened;     ///< mutex: the upper copy, if another open copied the file up later
+  UniqueFd fd;             ///< opened at open/create; fixed for the handle's life
+  bool on_upper = false;   ///< fd is on the upper layer; fixed at open
+  bool multi_link = false; ///< the file has other names: the kernel must not keep its pages
+  UniqueFd reopened;       ///< mutex: the upper copy, if another open copied the file up later
   std::atomic<int> reopened_fd{-1};
   int flags = 0;
   Caller opener;
@@ -178,7 +180,11 @@ public:
   /// for long. Call once mounted; stop before unmounting.
   void start_watching(Invalidator invalidator);
   void stop_watching();
-  double timeout_for(const Node* n) const;
+  /// How long the kernel may cache `n`'s entry and attributes `st`: long when nothing can
+  /// change them unnoticed, 0 for a file with several names (each name is its own node).
+  double timeout_for(const Node* n, const struct stat& st) const;
+  /// Queues an attribute/page-cache invalidation, done off the request thread.
+  void post_invalidate(const Node* n);
   double negative_timeout(const Node* parent) const;
 
   // directories (overlay_dirs.cpp)
@@ -222,6 +228,10 @@ private:
   uint64_t upper_ino(uint64_t ino) const { return m_same_dev ? ino : (ino | (1ull << 63)); }
   uint64_t report_ino(const std::string& path, const struct stat& st, bool on_upper,
                       int lower_dir_fd);
+  /// Attributes as the view shows them: the reported inode number; nlink 1 for a directory
+  /// merging both layers (its true count is unknown, as overlayfs says); nlink 0 for a
+  /// real-tree object the view deleted while it was open.
+  void present(const Node* n, struct stat& st) const;
   /// The fd of the directory holding a non-directory's object (needs m_tree held).
   int object_dir_locked(const Node* n) const;
   /// Opens a node's object with `flags` (O_PATH for a handle); needs m_tree held.
@@ -230,6 +240,7 @@ private:
   /// Gives a non-directory about to lose its name an fd of its own (needs m_tree held).
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
+  void touch_parent_locked(Node* parent);
   bool lower_visible_locked(const Node* parent, const std::string& path) const;
   bool is_empty_dir_locked(Node* dir, const std::string& path);
 

@@ -63,8 +63,17 @@ void OverlayFs::unwatch_locked(Node* dir) {
   }
 }
 
-double OverlayFs::timeout_for(const Node* n) const {
+double OverlayFs::timeout_for(const Node* n, const struct stat& st) const {
+  if (!n->is_dir() && st.st_nlink > 1) {
+    return 0; // another name's node may change the shared object: always ask
+  }
   return n->stable ? m_options.long_timeout : m_options.short_timeout;
+}
+
+void OverlayFs::post_invalidate(const Node* n) {
+  if (m_watcher) {
+    m_watcher->post(nodeid(n));
+  }
 }
 
 double OverlayFs::negative_timeout(const Node* parent) const {
@@ -89,6 +98,10 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
     }
     for (size_t i = 0; i < count; ++i) {
       const auto& e = events[i];
+      if (e.posted) {
+        inodes.insert(e.posted);
+        continue;
+      }
       auto [first, last] = m_watches.equal_range(e.wd);
       for (auto it = first; it != last; ++it) {
         Node* dir = it->second;

@@ -269,8 +269,8 @@ Entry OverlayFs::lookup(Node* parent, std::string_view name) {
   struct stat st = f.st;
   Node* n = attach_locked(parent, name, std::move(f));
   n->ino = ino;
-  st.st_ino = ino;
-  return {n, st, timeout_for(n)};
+  present(n, st);
+  return {n, st, timeout_for(n, st)};
 }
 
 void OverlayFs::forget(Node* n, uint64_t count) {
@@ -311,7 +311,21 @@ void OverlayFs::detach_locked(Node* child) {
 }
 
 Entry OverlayFs::entry_for(Node* n) {
-  return {n, getattr(n)};
+  struct stat st = getattr(n);
+  return {n, st, timeout_for(n, st)};
+}
+
+void OverlayFs::present(const Node* n, struct stat& st) const {
+  st.st_ino = n->ino;
+  if (n->is_dir() && n->upper_fd.load() >= 0 && n->lower_fd.load() >= 0) {
+    st.st_nlink = 1;
+  }
+  if (n->unlinked.load()) {
+    bool lower_object = n->is_dir() || !n->on_upper.load();
+    if (lower_object) {
+      st.st_nlink = 0; // the real tree still has it; the view does not
+    }
+  }
 }
 
 struct stat OverlayFs::getattr(Node* n) {
@@ -324,7 +338,7 @@ struct stat OverlayFs::getattr(Node* n) {
     std::shared_lock tree(m_tree);
     st = stat_object_locked(n);
   }
-  st.st_ino = n->ino;
+  present(n, st);
   return st;
 }
 

@@ -32,8 +32,8 @@ Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const 
   struct stat st = f.st;
   Node* n = attach_locked(parent, name, std::move(f));
   n->ino = ino;
-  st.st_ino = ino;
-  return {n, st, timeout_for(n)};
+  present(n, st);
+  return {n, st, timeout_for(n, st)};
 }
 
 std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name,
@@ -77,6 +77,13 @@ bool OverlayFs::is_empty_view_dir(const Found& f, const std::string& path) {
     return false;
   }
   return !(f.lower && has_entries(f.lower.get(), true));
+}
+
+void OverlayFs::touch_parent_locked(Node* parent) {
+  // Deleting a real-tree entry only records a whiteout; the directory must still look
+  // changed, as on ext4: copy it up and move its times (overlayfs does the same).
+  ensure_upper_dir(parent);
+  ::utimensat(AT_FDCWD, proc_fd_path(parent->upper_fd.load()).c_str(), nullptr, 0);
 }
 
 void OverlayFs::pin_child_locked(Node* parent, std::string_view name) {
@@ -185,6 +192,7 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
     m_meta.put(path, meta);
   }
   record(c, "link", from, path);
+  post_invalidate(n); // its cached nlink and ctime are stale now
   return attach_entry_locked(newparent, newname, path);
 }
 
@@ -210,6 +218,9 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
   pin_child_locked(parent, name);
   if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
     throw_errno("unlink", path);
+  }
+  if (!f.on_upper) {
+    touch_parent_locked(parent);
   }
   detach_child(parent, name);
   record(c, "unlink", path);
@@ -241,6 +252,9 @@ void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
       ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
     throw_errno("rmdir", path);
   }
+  if (!f.on_upper) {
+    touch_parent_locked(parent);
+  }
   detach_child(parent, name);
   record(c, "rmdir", path);
 }
@@ -264,6 +278,10 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   }
   if (spath == dpath) {
     return;
+  }
+  if (df && !exchange && !S_ISDIR(sf.st.st_mode) && sf.st.st_dev == df->st.st_dev &&
+      sf.st.st_ino == df->st.st_ino) {
+    return; // two names of one file: POSIX says rename does nothing
   }
   if (path_within(dpath, spath)) {
     throw SystemError(EINVAL, "rename '" + spath + "' into itself");
