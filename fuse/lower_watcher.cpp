@@ -25,8 +25,7 @@ LowerWatcher::LowerWatcher(Handler handler) : m_handler(std::move(handler)) {
     throw_errno("inotify_init1");
   }
   m_stop = ::eventfd(0, EFD_CLOEXEC);
-  m_posted = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (m_stop < 0 || m_posted < 0) {
+  if (m_stop < 0) {
     ::close(m_inotify);
     throw_errno("eventfd");
   }
@@ -38,17 +37,7 @@ LowerWatcher::~LowerWatcher() {
   (void)!::write(m_stop, &one, sizeof one);
   m_thread.join();
   ::close(m_stop);
-  ::close(m_posted);
   ::close(m_inotify);
-}
-
-void LowerWatcher::post(uint64_t token) {
-  {
-    std::lock_guard lock(m_mutex);
-    m_queue.push_back(token);
-  }
-  uint64_t one = 1;
-  (void)!::write(m_posted, &one, sizeof one);
 }
 
 int LowerWatcher::add(int dir_fd) {
@@ -63,10 +52,9 @@ void LowerWatcher::remove(int wd) {
 void LowerWatcher::run() {
   alignas(inotify_event) char buf[64 * 1024];
   std::vector<Event> events;
-  pollfd fds[3] = {{m_inotify, POLLIN, 0}, {m_stop, POLLIN, 0}, {m_posted, POLLIN, 0}};
-  std::vector<uint64_t> posted;
+  pollfd fds[2] = {{m_inotify, POLLIN, 0}, {m_stop, POLLIN, 0}};
   for (;;) {
-    if (::poll(fds, 3, -1) < 0) {
+    if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -75,35 +63,20 @@ void LowerWatcher::run() {
     if (fds[1].revents) {
       return;
     }
+    ssize_t len = ::read(m_inotify, buf, sizeof buf);
+    if (len <= 0) {
+      continue;
+    }
     events.clear();
-    if (fds[2].revents) {
-      uint64_t n;
-      (void)!::read(m_posted, &n, sizeof n);
-      std::lock_guard lock(m_mutex);
-      posted.swap(m_queue);
-      m_queue.clear();
-    }
-    for (uint64_t token : posted) {
-      events.push_back({-1, 0, {}, token});
-    }
-    posted.clear();
-    ssize_t len = fds[0].revents ? ::read(m_inotify, buf, sizeof buf) : 0;
-    if (len < 0) {
-      len = 0;
-    }
     bool overflow = false;
     for (char* p = buf; p < buf + len;) {
       auto* e = reinterpret_cast<inotify_event*>(p);
       if (e->mask & IN_Q_OVERFLOW) {
         overflow = true;
       } else {
-        events.push_back(
-            {e->wd, e->mask, e->len ? std::string_view(e->name) : std::string_view(), 0});
+        events.push_back({e->wd, e->mask, e->len ? std::string_view(e->name) : std::string_view()});
       }
       p += sizeof(inotify_event) + e->len;
-    }
-    if (events.empty() && !overflow) {
-      continue;
     }
     try {
       m_handler(events.data(), events.size(), overflow);

@@ -2,10 +2,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string_view>
 #include <thread>
-#include <vector>
 
 namespace ws::fuse {
 
@@ -18,7 +16,6 @@ public:
     int wd;
     uint32_t mask;
     std::string_view name; ///< empty for the watched directory itself
-    uint64_t posted = 0;   ///< not an inotify event: a nodeid handed to post()
   };
   /// Called with each batch of events read at once; `overflow` when the kernel dropped
   /// events (then anything may have changed).
@@ -33,18 +30,13 @@ public:
   /// descriptor, or -1 (errno set; ENOSPC when fs.inotify.max_user_watches is reached).
   int add(int dir_fd);
   void remove(int wd);
-  /// Hands `token` to the handler on the watcher's thread (as an Event with `posted`).
-  void post(uint64_t token);
 
 private:
   void run();
 
   Handler m_handler;
   int m_inotify = -1;
-  int m_stop = -1;   ///< eventfd
-  int m_posted = -1; ///< eventfd: post() was called
-  std::mutex m_mutex;
-  std::vector<uint64_t> m_queue; ///< m_mutex
+  int m_stop = -1; ///< eventfd
   std::thread m_thread;
 };
 

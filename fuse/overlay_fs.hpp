@@ -183,8 +183,6 @@ public:
   /// How long the kernel may cache `n`'s entry and attributes `st`: long when nothing can
   /// change them unnoticed, 0 for a file with several names (each name is its own node).
   double timeout_for(const Node* n, const struct stat& st) const;
-  /// Queues an attribute/page-cache invalidation, done off the request thread.
-  void post_invalidate(const Node* n);
   double negative_timeout(const Node* parent) const;
 
   // directories (overlay_dirs.cpp)

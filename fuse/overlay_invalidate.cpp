@@ -70,12 +70,6 @@ double OverlayFs::timeout_for(const Node* n, const struct stat& st) const {
   return n->stable ? m_options.long_timeout : m_options.short_timeout;
 }
 
-void OverlayFs::post_invalidate(const Node* n) {
-  if (m_watcher) {
-    m_watcher->post(nodeid(n));
-  }
-}
-
 double OverlayFs::negative_timeout(const Node* parent) const {
   bool stable = parent->lower_fd.load() < 0 || parent->watch.load() >= 0;
   return stable ? m_options.long_timeout : m_options.short_timeout;
@@ -98,10 +92,6 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
     }
     for (size_t i = 0; i < count; ++i) {
       const auto& e = events[i];
-      if (e.posted) {
-        inodes.insert(e.posted);
-        continue;
-      }
       auto [first, last] = m_watches.equal_range(e.wd);
       for (auto it = first; it != last; ++it) {
         Node* dir = it->second;

@@ -192,8 +192,14 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
     m_meta.put(path, meta);
   }
   record(c, "link", from, path);
-  post_invalidate(n); // its cached nlink and ctime are stale now
-  return attach_entry_locked(newparent, newname, path);
+  // Answer with the linked node itself: the kernel then keeps one inode for both names and
+  // takes its new nlink and ctime from this reply, as with any hard link.
+  Entry e = entry_for(n);
+  {
+    std::lock_guard table(m_table);
+    ++n->nlookup;
+  }
+  return e;
 }
 
 void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {

@@ -982,7 +982,9 @@ def t_unlink_then_recreate(c):
     c.put("recreate", c.p("medium.bin"), b"new content", WR | CR | EX)
     c.content("new content", c.p("medium.bin"))
     c.stat("stat", c.p("medium.bin"))
-    c.val("ino differs from old", c.ino(c.p("medium.bin")) != ino)
+    # Whether the new file reuses the old inode number is the allocator's business (ext4
+    # often reuses it at once); POSIX promises nothing, so it is not compared.
+    del ino
 
 
 @sc(xfail="known limitation: two names of one real-tree file come apart when one is first written (copy-up copies one name), as in kernel overlayfs without index=on; docs/filesystem.md")
