@@ -59,6 +59,7 @@ public:
         }) {}
   ~FlushOnSignal() {
     m_stop = true;
+    pthread_kill(m_thread.native_handle(), SIGUSR1); // wake it now, not at its next tick
     m_thread.join();
   }
 
