@@ -74,7 +74,6 @@ void reply_entry(fuse_req_t req, const Entry& e) {
 }
 
 void ll_init(void* userdata, fuse_conn_info* conn) {
-  (void)userdata;
   auto want = [&](unsigned cap) {
     if (conn->capable & cap) {
       conn->want |= cap;
@@ -86,16 +85,25 @@ void ll_init(void* userdata, fuse_conn_info* conn) {
   want(FUSE_CAP_READDIRPLUS);
   want(FUSE_CAP_READDIRPLUS_AUTO);
   want(FUSE_CAP_ASYNC_READ);
+  // Stateless files and directories: no OPEN/RELEASE/OPENDIR/RELEASEDIR round trips. The
+  // kernel switches to it when OPEN/OPENDIR answer ENOSYS (overlay_stateless.cpp).
+  auto* fs = static_cast<OverlayFs*>(userdata);
+  fs->set_stateless((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) &&
+                    (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT));
   // The kernel clears setuid bits on write itself; we do not handle killpriv.
   conn->want &= ~static_cast<unsigned>(FUSE_CAP_HANDLE_KILLPRIV);
   conn->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
+  // O_TRUNC must reach us as a SETATTR: with stateless opens there is no OPEN to carry it.
+  conn->want &= ~static_cast<unsigned>(FUSE_CAP_ATOMIC_O_TRUNC);
   // FUSE_DEFAULT_MAX_BACKGROUND (12) caps parallel async requests (EdenFS's finding).
   conn->max_background = 64;
   conn->congestion_threshold = 48;
 }
 
 void ll_destroy(void* userdata) {
-  static_cast<OverlayFs*>(userdata)->journal().flush();
+  auto* fs = static_cast<OverlayFs*>(userdata);
+  fs->flush_pending_writes(0);
+  fs->journal().flush();
 }
 
 void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -210,6 +218,10 @@ void ll_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t n
 }
 
 void ll_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (fs_of(req).stateless()) {
+    fuse_reply_err(req, ENOSYS); // the kernel stops sending OPEN (and RELEASE) for good
+    return;
+  }
   guarded(req, "open", [&] {
     OverlayFs& fs = fs_of(req);
     auto fh = fs.open(caller_of(req), fs.node(ino), fi->flags);
@@ -242,14 +254,35 @@ void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   guarded(req, "read", [&] {
     OverlayFs& fs = fs_of(req);
-    fuse_bufvec buf = fd_buffer(size, fs.read_fd(fs.node(ino), *fh_of(fi)), off);
+    Node* n = fs.node(ino);
+    if (FileHandle* fh = fh_of(fi)) {
+      fuse_bufvec buf = fd_buffer(size, fs.read_fd(n, *fh), off);
+      fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+      return;
+    }
+    UniqueFd fd = fs.open_for_read(n); // stays open until the data is sent
+    fuse_bufvec buf = fd_buffer(size, fd.get(), off);
     fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
   });
 }
 
-void ll_write_buf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
+void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
   guarded(req, "write", [&] {
     OverlayFs& fs = fs_of(req);
+    if (!fh_of(fi)) {
+      Node* n = fs.node(ino);
+      OverlayFs::Opened o = fs.open_for_write(n);
+      fuse_bufvec out = fd_buffer(fuse_buf_size(in), o.fd.get(), off);
+      ssize_t written = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
+      if (written < 0) {
+        fuse_reply_err(req, static_cast<int>(-written));
+        return;
+      }
+      fs.note_write(caller_of(req), n, o.path, static_cast<uint64_t>(off),
+                    static_cast<uint64_t>(written));
+      fuse_reply_write(req, static_cast<size_t>(written));
+      return;
+    }
     FileHandle& fh = *fh_of(fi);
     fuse_bufvec out = fd_buffer(fuse_buf_size(in), fh.fd.get(), off);
     ssize_t n = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
@@ -257,7 +290,8 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_f
       fuse_reply_err(req, static_cast<int>(-n));
       return;
     }
-    fs.note_write(fh, static_cast<uint64_t>(off), static_cast<uint64_t>(n));
+    fs.note_write(caller_of(req), fs.node(ino), fh.path, static_cast<uint64_t>(off),
+                  static_cast<uint64_t>(n));
     fuse_reply_write(req, static_cast<size_t>(n));
   });
 }
@@ -269,22 +303,27 @@ void ll_flush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
 }
 
 void ll_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  std::unique_ptr<FileHandle> fh(fh_of(fi));
-  try {
-    fs_of(req).release(*fh);
-  } catch (const std::exception& e) {
-    logger().error("release: {}", e.what());
-  }
+  delete fh_of(fi); // owned since open's or create's reply; its writes are journaled already
   fuse_reply_err(req, 0);
 }
 
-void ll_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
-  int fd = fh_of(fi)->fd.get();
-  int rc = datasync ? ::fdatasync(fd) : ::fsync(fd);
-  fuse_reply_err(req, rc == 0 ? 0 : errno);
+void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
+  guarded(req, "fsync", [&] {
+    UniqueFd own;
+    if (!fh_of(fi)) {
+      own = fs_of(req).open_for_read(fs_of(req).node(ino));
+    }
+    int fd = own ? own.get() : fh_of(fi)->fd.get();
+    int rc = datasync ? ::fdatasync(fd) : ::fsync(fd);
+    fuse_reply_err(req, rc == 0 ? 0 : errno);
+  });
 }
 
 void ll_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (fs_of(req).stateless()) {
+    fuse_reply_err(req, ENOSYS); // the kernel stops sending OPENDIR (and RELEASEDIR) for good
+    return;
+  }
   guarded(req, "opendir", [&] {
     auto dh = std::make_unique<DirHandle>();
     fi->fh = reinterpret_cast<uint64_t>(dh.get());
@@ -310,13 +349,22 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
     size_t used = 0;
     // The reply goes out after the lock is released: the kernel may send RELEASEDIR (which
     // frees dh) the moment it has the reply.
-    std::unique_lock lock(dh->mutex);
-    if (!dh->loaded || off == 0) {
-      dh->entries = fs.list_dir(dir); // a snapshot: stable while the listing proceeds
-      dh->loaded = true;
+    std::unique_lock<std::mutex> lock;
+    std::shared_ptr<const std::vector<DirEntry>> shared;
+    const std::vector<DirEntry>* entries;
+    if (dh) {
+      lock = std::unique_lock(dh->mutex);
+      if (!dh->loaded || off == 0) {
+        dh->entries = fs.list_dir(dir); // a snapshot: stable while the listing proceeds
+        dh->loaded = true;
+      }
+      entries = &dh->entries;
+    } else {
+      shared = fs.listing(dir, off);
+      entries = shared.get();
     }
-    for (size_t i = static_cast<size_t>(off); i < dh->entries.size(); ++i) {
-      const DirEntry& de = dh->entries[i];
+    for (size_t i = static_cast<size_t>(off); i < entries->size(); ++i) {
+      const DirEntry& de = (*entries)[i];
       size_t rem = size - used;
       size_t entsize;
       if (plus) {
@@ -354,7 +402,9 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
       }
       used += entsize;
     }
-    lock.unlock();
+    if (lock.owns_lock()) {
+      lock.unlock();
+    }
     fuse_reply_buf(req, buf.data(), used);
   });
 }
@@ -428,19 +478,26 @@ void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t 
                   fuse_file_info* fi) {
   guarded(req, "fallocate", [&] {
     OverlayFs& fs = fs_of(req);
-    fs.fallocate(caller_of(req), fs.node(ino), *fh_of(fi), mode, offset, length);
+    fs.fallocate(caller_of(req), fs.node(ino), fh_of(fi), mode, offset, length);
     fuse_reply_err(req, 0);
   });
 }
 
 void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_info* fi) {
-  OverlayFs& fs = fs_of(req);
-  off_t res = ::lseek(fs.read_fd(fs.node(ino), *fh_of(fi)), off, whence);
-  if (res < 0) {
-    fuse_reply_err(req, errno);
-  } else {
-    fuse_reply_lseek(req, res);
-  }
+  guarded(req, "lseek", [&] {
+    OverlayFs& fs = fs_of(req);
+    Node* n = fs.node(ino);
+    UniqueFd own;
+    if (!fh_of(fi)) {
+      own = fs.open_for_read(n);
+    }
+    off_t res = ::lseek(own ? own.get() : fs.read_fd(n, *fh_of(fi)), off, whence);
+    if (res < 0) {
+      fuse_reply_err(req, errno);
+    } else {
+      fuse_reply_lseek(req, res);
+    }
+  });
 }
 
 fuse_lowlevel_ops make_ops_impl() {

@@ -158,10 +158,13 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
   Db db(db_file, Db::Mode::ReadOnly);
   std::string sql = "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail FROM journal "
                     "WHERE time_ns >= ?1";
+  // By time, not by id: a write entry is committed when its coalescing ends but carries
+  // the time it began.
   if (query.limit) {
-    sql = "SELECT * FROM (" + sql + " ORDER BY id DESC LIMIT ?2) ORDER BY id";
+    sql =
+        "SELECT * FROM (" + sql + " ORDER BY time_ns DESC, id DESC LIMIT ?2) ORDER BY time_ns, id";
   } else {
-    sql += " ORDER BY id";
+    sql += " ORDER BY time_ns, id";
   }
   Stmt st(db, sql.c_str());
   st.bind(1, query.since_ns.value_or(0));

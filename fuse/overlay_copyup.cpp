@@ -264,6 +264,34 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
   dir->upper_fd.store(fd.release(), std::memory_order_release);
 }
 
+void OverlayFs::copy_up_orphan(Node* n) {
+  // A real-tree file the view deleted while it was open, now written through that open
+  // file (as ext4 allows): give it a private copy in work/, nameless to the view.
+  int pinned = n->pinned_fd.load();
+  if (pinned < 0) {
+    throw SystemError(ENOENT, "write to a removed file");
+  }
+  struct stat st {};
+  if (::fstat(pinned, &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw SystemError(ENOENT, "write to a removed file");
+  }
+  std::string tmp = "orphan" + std::to_string(m_tmp_counter.fetch_add(1));
+  UniqueFd src(::open(proc_fd_path(pinned).c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd dst(::openat(m_work.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+                        st.st_mode & 07777));
+  if (!src || !dst) {
+    throw_errno("copy-up of a removed file", n->name);
+  }
+  copy_data(src.get(), dst.get(), st.st_size, n->name);
+  UniqueFd copy(::openat(m_work.get(), tmp.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  ::unlinkat(m_work.get(), tmp.c_str(), 0); // nameless from now on, like the original
+  if (!copy) {
+    throw_errno("copy-up of a removed file", n->name);
+  }
+  n->retired_fds.push_back(n->pinned_fd.exchange(copy.release()));
+  n->on_upper.store(true, std::memory_order_release);
+}
+
 void OverlayFs::copy_up(Node* n) {
   if (n->is_dir()) {
     ensure_upper_dir(n);
@@ -277,7 +305,8 @@ void OverlayFs::copy_up(Node* n) {
     return;
   }
   if (n->unlinked) {
-    throw SystemError(ENOENT, "copy-up of a removed file");
+    copy_up_orphan(n);
+    return;
   }
   ensure_upper_dir(n->parent);
   std::string path = path_locked(n);

@@ -110,32 +110,18 @@ int OverlayFs::read_fd(Node* n, FileHandle& fh) {
   return fh.reopened.get();
 }
 
-void OverlayFs::note_write(FileHandle& fh, uint64_t offset, uint64_t size) {
-  std::lock_guard lock(fh.mutex);
-  fh.written.add(offset, size);
-  if (fh.written.size() >= 64) {
-    // A long-lived handle with scattered writes: journal what we have now.
-    record(fh.opener, "write", fh.path, {}, fh.written.str());
-    fh.written.clear();
-  }
-}
-
-void OverlayFs::release(FileHandle& fh) {
-  std::lock_guard lock(fh.mutex);
-  if (!fh.written.empty()) {
-    record(fh.opener, "write", fh.path, {}, fh.written.str());
-    fh.written.clear();
-  }
-}
-
-void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset,
+void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, off_t offset,
                           off_t length) {
-  (void)n;
-  if (::fallocate(fh.fd.get(), mode, offset, length) != 0) {
-    throw_errno("fallocate", fh.path);
+  Opened own;
+  if (!fh) {
+    own = open_for_write(n);
   }
-  record(c, "fallocate", fh.path, {},
-         std::to_string(offset) + "-" + std::to_string(offset + length));
+  int fd = fh ? fh->fd.get() : own.fd.get();
+  const std::string& path = fh ? fh->path : own.path;
+  if (::fallocate(fd, mode, offset, length) != 0) {
+    throw_errno("fallocate", path);
+  }
+  record(c, "fallocate", path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
 }
 
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,

@@ -32,6 +32,8 @@ struct Caller {
   mode_t umask = 0;
 };
 
+struct DirEntry;
+
 /// One object of the view as the kernel knows it (a FUSE nodeid is a Node*).
 ///
 /// A node stands for a name in its parent. Only directories hold fds: an O_PATH fd on their
@@ -63,7 +65,11 @@ struct Node {
   std::atomic<bool> on_upper{false}; ///< non-directories: the object lives in upper/
   std::atomic<int> pinned_fd{-1};    ///< non-directories without a name: O_PATH on the object
   std::vector<int> retired_fds;      ///< guarded by mutex; closed with the node
-  std::atomic<int> watch{-1};        ///< inotify watch on the merged lower directory
+  /// Directories, without open handles: the listing readdir pages through (rebuilt at
+  /// offset 0, so a listing stays stable while one reader walks it).
+  std::mutex listing_mutex;
+  std::shared_ptr<const std::vector<DirEntry>> listing; ///< listing_mutex
+  std::atomic<int> watch{-1}; ///< inotify watch on the merged lower directory
   /// The kernel may cache this node's entry and attributes for long: nothing can change
   /// them behind the view's back unnoticed (its parent's lower directory is watched, or
   /// it has none). Fixed at creation.
@@ -102,7 +108,7 @@ struct DirEntry {
   unsigned char type = 0; ///< DT_*
 };
 
-/// An open file: the fd it reads and writes, and the written ranges not yet journaled.
+/// An open file (made by CREATE, or any open where the kernel lacks stateless opens).
 struct FileHandle {
   std::mutex mutex;
   UniqueFd fd;             ///< opened at open/create; fixed for the handle's life
@@ -113,7 +119,6 @@ struct FileHandle {
   int flags = 0;
   Caller opener;
   std::string path; ///< for the journal
-  RangeSet written;
 };
 
 struct DirHandle {
@@ -171,9 +176,7 @@ public:
   create(const Caller& c, Node* parent, std::string_view name, mode_t mode, int flags);
   /// The fd to read from (re-opened on the upper copy if another open copied it up).
   int read_fd(Node* n, FileHandle& fh);
-  void note_write(FileHandle& fh, uint64_t offset, uint64_t size);
-  void release(FileHandle& fh);
-  void fallocate(const Caller& c, Node* n, FileHandle& fh, int mode, off_t offset, off_t length);
+  void fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, off_t offset, off_t length);
 
   // the kernel's caches (overlay_invalidate.cpp)
   /// Starts watching the real tree; from now on lookups in watched directories are cached
@@ -185,8 +188,28 @@ public:
   double timeout_for(const Node* n, const struct stat& st) const;
   double negative_timeout(const Node* parent) const;
 
+  // stateless files: no OPEN/RELEASE from the kernel (overlay_stateless.cpp)
+  /// An object opened for one request, and the path to journal it under.
+  struct Opened {
+    UniqueFd fd;
+    std::string path;
+  };
+  UniqueFd open_for_read(Node* n);
+  /// Copies the object up first if it still is the real tree's.
+  Opened open_for_write(Node* n);
+  /// Coalesces a write into the pending journal entry of (file, process): consecutive
+  /// writes of one process to one file within 200 ms make one entry of byte ranges.
+  void note_write(const Caller& c, Node* n, const std::string& path, uint64_t offset,
+                  uint64_t size);
+  /// Journals pending writes older than `age_ns` (0: all of them).
+  void flush_pending_writes(int64_t age_ns);
+  void set_stateless(bool on) { m_stateless = on; }
+  bool stateless() const { return m_stateless; }
+
   // directories (overlay_dirs.cpp)
   std::vector<DirEntry> list_dir(Node* dir);
+  /// The listing to answer a handle-less readdir at `offset` from.
+  std::shared_ptr<const std::vector<DirEntry>> listing(Node* dir, off_t offset);
 
   // extended attributes and statfs (overlay_xattr.cpp)
   std::string getxattr(Node* n, const char* name);
@@ -244,6 +267,7 @@ private:
 
   // copy-up (overlay_copyup.cpp); callers hold m_tree
   void copy_up(Node* n);
+  void copy_up_orphan(Node* n); // needs n->mutex
   void ensure_upper_dir(Node* dir);
   void copy_up_tree(Node* dir);
   void copy_tree_locked(int lower_dir, int upper_dir, const std::string& path);
@@ -257,8 +281,9 @@ private:
   void unwatch_locked(Node* dir); // needs m_table
   void on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow);
 
+  /// Queues a journal entry; `time_ns` 0 means now.
   void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
-              std::string detail = {});
+              std::string detail = {}, int64_t time_ns = 0);
 
   std::filesystem::path m_lower_dir;
   WorkspaceLayout m_layout;
@@ -282,6 +307,18 @@ private:
   std::unique_ptr<LowerWatcher> m_watcher;
   Invalidator m_invalidator;
   std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
+  bool m_stateless = false;
+
+  /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
+  struct PendingWrite {
+    Caller writer;
+    std::string path;
+    RangeSet ranges;
+    int64_t since_ns = 0;
+  };
+  std::mutex m_pending_mutex; ///< after m_table when both are held
+  std::unordered_map<const Node*, PendingWrite> m_pending;
+  void emit_pending_locked(PendingWrite& p);
   std::atomic<uint64_t> m_tmp_counter{0};
 };
 

@@ -294,6 +294,13 @@ void OverlayFs::release_locked(Node* n) {
     }
     --parent->child_refs;
     unwatch_locked(n);
+    {
+      std::lock_guard pending(m_pending_mutex);
+      if (auto it = m_pending.find(n); it != m_pending.end()) {
+        emit_pending_locked(it->second);
+        m_pending.erase(it);
+      }
+    }
     m_nodes.erase(n);
     n = parent;
   }
@@ -362,9 +369,9 @@ void OverlayFs::detach_child(Node* parent, std::string_view name) {
 }
 
 void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
-                       std::string detail) {
+                       std::string detail, int64_t time_ns) {
   JournalEntry e;
-  e.time_ns = now_ns();
+  e.time_ns = time_ns ? time_ns : now_ns();
   e.op = op;
   e.path = std::move(path);
   e.path2 = std::move(path2);

@@ -13,7 +13,7 @@ Run ws_in(const std::filesystem::path& dir, const std::string& args) {
 }
 } // namespace
 
-TEST_CASE("cli: outside a git repository: a clear error, exit 1") {
+TEST_CASE("cli: outside a git repository: a clear error + exit 1") {
   TempDir dir;
   Run r = ws_in(dir.path(), "status");
   CHECK(r.status == 1);
@@ -24,7 +24,7 @@ TEST_CASE("cli: outside a git repository: a clear error, exit 1") {
   CHECK(c.err.find("cannot change to '/nonexistent'") != std::string::npos);
 }
 
-TEST_CASE("cli: new twice, unknown workspaces, bad names") {
+TEST_CASE("cli: new twice + unknown workspaces + bad names") {
   TestRepo repo;
   TempDir state;
   std::string env = "XDG_DATA_HOME=" + q((state.path() / "d").string()) +
@@ -63,7 +63,7 @@ TEST_CASE("cli: ws run from inside the view finds its workspace") {
   CHECK(log.out.find("create    x.txt") != std::string::npos);
 }
 
-TEST_CASE("cli: umount of a busy view says why; --force detaches it") {
+TEST_CASE("cli: umount of a busy view says why - --force detaches it") {
   TestRepo repo;
   MountedWorkspace w(repo);
   Run busy = w.ws("umount & sleep 0.3; wait"); // nothing busy: this one succeeds
@@ -80,7 +80,7 @@ TEST_CASE("cli: umount of a busy view says why; --force detaches it") {
   w.mount();
 }
 
-TEST_CASE("permissions: root serves other users as ext4 would; their new files are theirs") {
+TEST_CASE("permissions: root serves other users as ext4 would - their new files are theirs") {
   if (::geteuid() != 0) {
     return;
   }
@@ -89,8 +89,10 @@ TEST_CASE("permissions: root serves other users as ext4 would; their new files a
          " && echo secret > secret.txt && chmod 600 secret.txt",
      repo.path());
   MountedWorkspace w(repo);
-  sh("chmod 755 " + q(w.state_root().string()) + " " + q((w.state_root() / "run").string()) +
-     " && chmod -R a+rx " + q((w.state_root() / "run").string()));
+  // Open the way to the mountpoint for others, without descending into the view itself.
+  sh("chmod 755 " + q(w.state_root().string()) + " && find " +
+     q((w.state_root() / "run").string()) + " -xdev -maxdepth 2 -type d -exec chmod a+rx {} +");
+  REQUIRE(sh("stat -c %a secret.txt", w.view()).out == "600\n");
   REQUIRE(w.in_view("mkdir shared && chmod 777 shared").status == 0);
   Run made =
       sh("runuser -u nobody -- sh -c 'echo mine > shared/n.txt && stat -c %U:%a shared/n.txt'",

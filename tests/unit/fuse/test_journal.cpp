@@ -16,7 +16,7 @@ TEST_CASE("fuse::RangeSet coalesces touching and overlapping writes") {
   CHECK(r.str() == "0-20000");
 }
 
-TEST_CASE("fuse::JournalWriter commits batches; read_journal filters by path and time") {
+TEST_CASE("fuse::JournalWriter commits batches - read_journal filters by path and time") {
   ws::test::TempDir dir;
   auto db = dir.path() / "journal.db";
   int64_t t0 = now_ns();

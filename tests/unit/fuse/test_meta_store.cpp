@@ -42,7 +42,7 @@ TEST_CASE("fuse::MetaStore whiteouts_in lists direct children only") {
 }
 
 TEST_CASE(
-    "fuse::MetaStore move_subtree carries origins, leaves bases behind, replaces the target") {
+    "fuse::MetaStore move_subtree carries origins + leaves bases behind + replaces the target") {
   ws::test::TempDir dir;
   MetaStore m(dir.path() / "meta.db", Db::Mode::ReadWrite);
   PathMeta rec;

@@ -19,7 +19,7 @@ TEST_CASE("json_string keeps UTF-8 and escapes everything else") {
   CHECK(json_string(std::string("\x01", 1)) == "\"\\u0001\"");
 }
 
-TEST_CASE("parse_since understands durations, dates and epochs") {
+TEST_CASE("parse_since understands durations + dates and epochs") {
   int64_t now = 1'000'000LL * 1'000'000'000LL;
   CHECK(parse_since("30s", now) == now - 30LL * 1'000'000'000);
   CHECK(parse_since("2h", now) == now - 7200LL * 1'000'000'000);
