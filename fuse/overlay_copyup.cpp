@@ -449,8 +449,12 @@ void OverlayFs::set_owner(int dirfd, const char* name, const Caller& c, Node* pa
   }
   gid_t gid = c.gid;
   struct stat pst {};
-  if (::fstat(parent->upper_fd.load(), &pst) == 0 && (pst.st_mode & S_ISGID)) {
+  bool setgid_dir = ::fstat(parent->upper_fd.load(), &pst) == 0 && (pst.st_mode & S_ISGID);
+  if (setgid_dir) {
     gid = pst.st_gid; // BSD group semantics in setgid directories, as ext4
+  }
+  if (c.uid == ::geteuid() && gid == ::getegid()) {
+    return; // created with these already
   }
   if (::fchownat(dirfd, name, c.uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
     throw_errno("chown new file", name);

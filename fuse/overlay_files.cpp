@@ -182,7 +182,9 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     }
     record(c, "utimens", path);
   }
-  return getattr(n);
+  struct stat st = stat_object_locked(n); // not getattr(): the tree lock is held already
+  present(n, st);
+  return st;
 }
 
 std::string OverlayFs::getxattr(Node* n, const char* name) {

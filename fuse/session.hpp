@@ -10,9 +10,11 @@
 namespace ws::fuse {
 
 struct MountOptions {
-  bool allow_other = false;  ///< others may enter the view (root daemons serving other users)
-  bool debug = false;        ///< libfuse request tracing to stderr
-  unsigned max_threads = 16; ///< FUSE worker threads
+  bool allow_other = false; ///< others may enter the view (root daemons serving other users)
+  bool debug = false;       ///< libfuse request tracing to stderr
+  /// FUSE worker threads. More than a few costs more in context switches than it gains on
+  /// small machines (docs/benchmarks.md); WS_FUSE_THREADS overrides it.
+  unsigned max_threads = 4;
 };
 
 /// A mounted view: the fuse_session, its signal handlers and the mount, set up in

@@ -16,7 +16,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -102,6 +104,9 @@ int run_daemon(const DaemonArgs& args) {
     fuse::MountOptions mopts;
     mopts.allow_other = ::geteuid() == 0;
     mopts.debug = args.debug;
+    if (const char* threads = std::getenv("WS_FUSE_THREADS")) { // tuning knob, see benchmarks.md
+      mopts.max_threads = static_cast<unsigned>(std::max(1, std::atoi(threads)));
+    }
     fuse::FuseSession session(fs, args.mountpoint, mopts);
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
     spdlog::info("serving {} at {} (pid {})", args.lower.string(), args.mountpoint.string(),
