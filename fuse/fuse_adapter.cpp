@@ -47,6 +47,9 @@ template <class F> void guarded(fuse_req_t req, const char* op, F&& f) {
   } catch (const SystemError& e) {
     SPDLOG_LOGGER_DEBUG(&logger(), "{} -> {}", op, e.what());
     fuse_reply_err(req, e.err() ? e.err() : EIO);
+  } catch (const DbError& e) {
+    logger().error("{}: {}", op, e.what()); // e.g. the disk filled up under meta.db
+    fuse_reply_err(req, e.as_errno());
   } catch (const std::bad_alloc&) {
     fuse_reply_err(req, ENOMEM);
   } catch (const std::exception& e) {

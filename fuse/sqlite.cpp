@@ -2,7 +2,25 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
+
 namespace ws::fuse {
+
+int DbError::as_errno() const noexcept {
+  switch (m_code & 0xff) {
+  case SQLITE_FULL:
+    return ENOSPC;
+  case SQLITE_READONLY:
+    return EROFS;
+  case SQLITE_PERM:
+  case SQLITE_AUTH:
+    return EACCES;
+  case SQLITE_NOMEM:
+    return ENOMEM;
+  default:
+    return EIO;
+  }
+}
 
 Db::Db(const std::filesystem::path& file, Mode mode) : m_file(file) {
   int flags =
@@ -32,13 +50,15 @@ void Db::exec(const char* sql) {
   if (sqlite3_exec(m_db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw DbError("database '" + m_file.string() + "': " + msg + " (in: " + sql + ")");
+    throw DbError("database '" + m_file.string() + "': " + msg + " (in: " + sql + ")",
+                  sqlite3_extended_errcode(m_db));
   }
 }
 
 void Db::fail(std::string_view what) const {
   throw DbError("database '" + m_file.string() + "': " + std::string(what) + ": " +
-                sqlite3_errmsg(m_db));
+                    sqlite3_errmsg(m_db),
+                sqlite3_extended_errcode(m_db));
 }
 
 Stmt::Stmt(Db& db, const char* sql) : m_db(db) {

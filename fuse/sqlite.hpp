@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -15,7 +16,13 @@ namespace ws::fuse {
 /// Thrown when SQLite fails; says which database and statement.
 class DbError : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit DbError(const std::string& what, int code = 0)
+      : std::runtime_error(what), m_code(code) {}
+  /// The errno closest to SQLite's result code (ENOSPC for a full disk), else EIO.
+  int as_errno() const noexcept;
+
+private:
+  int m_code;
 };
 
 /// One SQLite connection (WAL mode). Not thread-safe: the owner serialises access.
