@@ -63,6 +63,24 @@ TEST_CASE("cli: ws run from inside the view finds its workspace") {
   CHECK(log.out.find("create    x.txt") != std::string::npos);
 }
 
+TEST_CASE("cli: no /dev/fuse - a clear error naming the fix") {
+  if (::geteuid() != 0 || sh("command -v unshare").status != 0) {
+    return; // needs a private mount namespace to hide /dev/fuse from this one command
+  }
+  TestRepo repo;
+  TempDir state;
+  std::string env = "XDG_DATA_HOME=" + q((state.path() / "d").string()) +
+                    " XDG_RUNTIME_DIR=" + q((state.path() / "r").string()) + " ";
+  std::string ws = q(ws_binary().string());
+  Run r = sh("unshare -m sh -c 'mount -t tmpfs none /dev && " + env + ws + " new 2>/dev/null; " +
+                 env + ws + " mount'",
+             repo.path());
+  CHECK(r.status == 1);
+  CHECK(r.err.find("ws: error: FUSE is not available: /dev/fuse does not exist") !=
+        std::string::npos);
+  CHECK(r.err.find("hint: load the module (modprobe fuse)") != std::string::npos);
+}
+
 TEST_CASE("cli: umount of a busy view says why - --force detaches it") {
   TestRepo repo;
   MountedWorkspace w(repo);
