@@ -9,8 +9,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <set>
 
 namespace ws::fuse {
@@ -43,7 +45,10 @@ void write_all(int fd, const char* data, size_t size, const std::string& path) {
 Hash128 copy_data(int src, int dst, off_t size, const std::string& path) {
   Hasher hasher;
   static const std::array<char, 1 << 16> zeros{};
-  std::vector<char> buf(1 << 20);
+  // Uninitialised, and no larger than the file: a zero-filled 1 MiB buffer cost 11% of a
+  // small file's copy-up (perf).
+  size_t buf_size = static_cast<size_t>(std::clamp<off_t>(size, 4096, 1 << 20));
+  auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
   off_t pos = 0;
   while (pos < size) {
     off_t data = ::lseek(src, pos, SEEK_DATA);
@@ -63,8 +68,8 @@ Hash128 copy_data(int src, int dst, off_t size, const std::string& path) {
       hole = size;
     }
     for (off_t off = data; off < hole;) {
-      ssize_t n = ::pread(src, buf.data(),
-                          static_cast<size_t>(std::min<off_t>(hole - off, buf.size())), off);
+      ssize_t n =
+          ::pread(src, buf.get(), static_cast<size_t>(std::min<off_t>(hole - off, buf_size)), off);
       if (n < 0) {
         if (errno == EINTR) {
           continue;
@@ -76,11 +81,11 @@ Hash128 copy_data(int src, int dst, off_t size, const std::string& path) {
         size = off;
         break;
       }
-      hasher.update(buf.data(), static_cast<size_t>(n));
+      hasher.update(buf.get(), static_cast<size_t>(n));
       if (::lseek(dst, off, SEEK_SET) < 0) {
         throw_errno("copy-up: seek", path);
       }
-      write_all(dst, buf.data(), static_cast<size_t>(n), path);
+      write_all(dst, buf.get(), static_cast<size_t>(n), path);
       off += n;
     }
     pos = hole;
