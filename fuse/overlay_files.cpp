@@ -246,6 +246,10 @@ void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string
   if (std::strncmp(name, "user.", 5) != 0) {
     throw SystemError(EOPNOTSUPP, "setxattr: only user.* attributes are kept");
   }
+  if (n->type == S_IFLNK) {
+    // As on ext4 (user.* is for files and directories only), and never through the link.
+    throw SystemError(EPERM, "setxattr on a symlink");
+  }
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   copy_up(n);
@@ -257,8 +261,8 @@ void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string
 }
 
 void OverlayFs::removexattr(const Caller& c, Node* n, const char* name) {
-  if (std::strncmp(name, "user.", 5) != 0) {
-    throw SystemError(ENODATA, "removexattr");
+  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK) {
+    throw SystemError(n->type == S_IFLNK ? EPERM : ENODATA, "removexattr");
   }
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);

@@ -221,6 +221,12 @@ TEST_CASE("view: chmod + utimens with nanoseconds + user xattrs + statfs + fsync
                   "user.note src/main.c")
             .out == "hello");
   CHECK(w.in_view("getfattr -d src/main.c | grep -c user.note").out == "1\n");
+  // user.* on a symlink is refused as on ext4, and never lands on its target.
+  Run on_link = w.in_view("setfattr -h -n user.x -v 1 link-to-readme");
+  CHECK(on_link.status != 0);
+  CHECK(on_link.err.find("Operation not permitted") != std::string::npos);
+  CHECK(w.in_view("getfattr -n user.x README.md 2>&1").out.find("No such attribute") !=
+        std::string::npos);
   CHECK(w.in_view("df . | tail -1 | wc -l").out == "1\n");
   CHECK(w.in_view("python3 -c 'import os; f = os.open(\"synced\", os.O_CREAT | os.O_WRONLY); "
                   "os.write(f, b\"x\"); "
