@@ -49,7 +49,7 @@ public:
   }
 
   std::vector<Change> scan() {
-    walk_upper(m_upper.get(), "");
+    walk_upper();
     for (auto& [path, obj] : m_upper_files) {
       classify_upper(path, obj);
     }
@@ -67,30 +67,38 @@ public:
   }
 
 private:
-  void walk_upper(int dirfd, const std::string& dir) {
-    UniqueFd fd(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd) {
-      throw_errno("read upper directory", dir);
-    }
-    DIR* d = ::fdopendir(fd.release());
-    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
-    while (dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
-        continue;
+  /// Every non-directory in the upper layer. Iterative: the agent may nest directories
+  /// deeper than any stack.
+  void walk_upper() {
+    std::vector<std::pair<UniqueFd, std::string>> todo;
+    todo.emplace_back(UniqueFd(::fcntl(m_upper.get(), F_DUPFD_CLOEXEC, 0)), std::string());
+    while (!todo.empty()) {
+      auto [dirfd, dir] = std::move(todo.back());
+      todo.pop_back();
+      UniqueFd fd(::openat(dirfd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!fd) {
+        throw_errno("read upper directory", dir);
       }
-      std::string path = join_path(dir, e->d_name);
-      UpperObject obj;
-      if (::fstatat(dirfd, e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
-        continue;
-      }
-      if (S_ISDIR(obj.st.st_mode)) {
-        UniqueFd sub(::openat(dirfd, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (sub) {
-          walk_upper(sub.get(), path);
+      DIR* d = ::fdopendir(fd.release());
+      std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+      while (dirent* e = ::readdir(d)) {
+        if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+          continue;
         }
-        m_upper_dirs.insert(path);
-      } else {
-        m_upper_files.emplace(path, obj);
+        std::string path = join_path(dir, e->d_name);
+        UpperObject obj;
+        if (::fstatat(dirfd.get(), e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
+          continue;
+        }
+        if (S_ISDIR(obj.st.st_mode)) {
+          UniqueFd sub(
+              ::openat(dirfd.get(), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+          if (sub) {
+            todo.emplace_back(std::move(sub), path);
+          }
+        } else {
+          m_upper_files.emplace(path, obj);
+        }
       }
     }
   }
@@ -186,31 +194,33 @@ private:
     }
   }
 
-  /// Every lower non-directory at or below `path` that the view no longer shows.
-  void collect_hidden_lower(const std::string& path) {
-    UniqueFd fd(open_beneath(m_lower.get(), path, O_PATH | O_NOFOLLOW));
-    struct stat st {};
-    if (!fd || ::fstat(fd.get(), &st) != 0) {
-      return;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      add_deleted(path);
-      return;
-    }
-    UniqueFd dfd(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dfd) {
-      return;
-    }
-    DIR* d = ::fdopendir(dfd.release());
-    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
-    std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-        names.emplace_back(e->d_name);
+  /// Every lower non-directory at or below `top` that the view no longer shows. Iterative,
+  /// like walk_upper.
+  void collect_hidden_lower(const std::string& top) {
+    std::vector<std::string> todo{top};
+    while (!todo.empty()) {
+      std::string path = std::move(todo.back());
+      todo.pop_back();
+      UniqueFd fd(open_beneath(m_lower.get(), path, O_PATH | O_NOFOLLOW));
+      struct stat st {};
+      if (!fd || ::fstat(fd.get(), &st) != 0) {
+        continue;
       }
-    }
-    for (auto& name : names) {
-      collect_hidden_lower(join_path(path, name));
+      if (!S_ISDIR(st.st_mode)) {
+        add_deleted(path);
+        continue;
+      }
+      UniqueFd dfd(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!dfd) {
+        continue;
+      }
+      DIR* d = ::fdopendir(dfd.release());
+      std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+      while (dirent* e = ::readdir(d)) {
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+          todo.push_back(join_path(path, e->d_name));
+        }
+      }
     }
   }
 
@@ -246,7 +256,6 @@ private:
   UniqueFd m_upper;
   std::map<std::string, PathMeta> m_records;
   std::map<std::string, UpperObject> m_upper_files;
-  std::set<std::string> m_upper_dirs;
   std::map<std::string, Change> m_changes;
 };
 

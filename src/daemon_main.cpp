@@ -33,10 +33,24 @@ void report(int fd, const std::string& text) {
   }
 }
 
-/// Raises the fd limit: the view keeps an O_PATH fd for every inode the kernel knows.
+/// Raises the fd limit: the view keeps an O_PATH fd for every directory the kernel knows.
+/// Root may raise the hard limit too, up to fs.nr_open.
 void maximize_fd_limit() {
   rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    return;
+  }
+  if (::geteuid() == 0) {
+    std::ifstream nr_open("/proc/sys/fs/nr_open");
+    rlim_t max = 0;
+    if (nr_open >> max && max > lim.rlim_max) {
+      rlimit raised{max, max};
+      if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+        return;
+      }
+    }
+  }
+  if (lim.rlim_cur < lim.rlim_max) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }

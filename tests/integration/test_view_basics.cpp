@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace ws::test;
 
@@ -168,6 +169,24 @@ TEST_CASE(
   w.mount();
   CHECK(w.in_view("ls -A docs").out == "");
   CHECK(w.in_view("test -e docs/guide").status != 0);
+}
+
+TEST_CASE("view: ws status survives directories nested deeper than its stack") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run made = w.in_view("python3 -c 'import os\n"
+                       "for _ in range(5000):\n"
+                       "    os.mkdir(\"d\"); os.chdir(\"d\")\n"
+                       "open(\"bottom.txt\", \"w\").write(\"x\")'");
+  REQUIRE(made.status == 0);
+  // A 512 KiB stack: a recursive walk of 5,000 levels would overflow it.
+  Run st = sh("ulimit -s 512 && XDG_DATA_HOME=" + q((w.state_root() / "data").string()) +
+                  " XDG_RUNTIME_DIR=" + q((w.state_root() / "run").string()) + " " +
+                  q(ws_binary().string()) + " status",
+              repo.path());
+  CHECK(st.status == 0);
+  CHECK(st.out.size() > 10000);
+  CHECK(st.out.rfind("/d/bottom.txt\n") == st.out.size() - 14);
 }
 
 TEST_CASE("view: unchanged content is not a change") {
