@@ -281,9 +281,9 @@ private:
   void unwatch_locked(Node* dir); // needs m_table
   void on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow);
 
-  /// Queues a journal entry; `time_ns` 0 means now.
+  /// Queues a journal entry; `time_ns` 0 means now, an empty `comm` means the caller's now.
   void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
-              std::string detail = {}, int64_t time_ns = 0);
+              std::string detail = {}, int64_t time_ns = 0, std::string comm = {});
 
   std::filesystem::path m_lower_dir;
   WorkspaceLayout m_layout;
@@ -312,6 +312,7 @@ private:
   /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
   struct PendingWrite {
     Caller writer;
+    std::string comm; ///< read at the first write: the process may be gone when journaled
     std::string path;
     RangeSet ranges;
     int64_t since_ns = 0;

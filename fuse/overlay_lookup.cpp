@@ -369,7 +369,7 @@ void OverlayFs::detach_child(Node* parent, std::string_view name) {
 }
 
 void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
-                       std::string detail, int64_t time_ns) {
+                       std::string detail, int64_t time_ns, std::string comm) {
   JournalEntry e;
   e.time_ns = time_ns ? time_ns : now_ns();
   e.op = op;
@@ -377,7 +377,7 @@ void OverlayFs::record(const Caller& c, const char* op, std::string path, std::s
   e.path2 = std::move(path2);
   e.pid = c.pid;
   e.uid = c.uid;
-  e.comm = m_process_names.name(c.pid);
+  e.comm = comm.empty() ? m_process_names.name(c.pid) : std::move(comm);
   e.detail = std::move(detail);
   m_journal.record(std::move(e));
 }

@@ -30,7 +30,7 @@ OverlayFs::Opened OverlayFs::open_for_write(Node* n) {
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {
   if (!p.ranges.empty()) {
-    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns); // when it began
+    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns, p.comm); // as it began
     p.ranges.clear();
   }
 }
@@ -46,6 +46,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, const std::string& path, ui
   }
   if (p.ranges.empty()) {
     p.writer = c;
+    p.comm = m_process_names.name(c.pid);
     p.path = path;
     p.since_ns = now;
   }

@@ -72,6 +72,11 @@ TEST_CASE("journal: records operation + path + target + ranges - --since and --p
   Run bad = w.ws("log --since yesterday");
   CHECK(bad.status == 1);
   CHECK(bad.err.find("cannot understand --since 'yesterday'") != std::string::npos);
+  // A writer that is gone before its writes are journaled is still named.
+  REQUIRE(w.in_view("python3 -c 'open(\"README.md\", \"a\").write(\"x\")'").status == 0);
+  Run gone = w.ws("log --json --path README.md");
+  CHECK(gone.out.find("\"op\": \"write\"") != std::string::npos);
+  CHECK(gone.out.find("\"comm\": \"python3\"") != std::string::npos);
 }
 
 TEST_CASE("lifecycle: kill -9 of the daemon mid-write - the next command cleans up and nothing "
