@@ -57,7 +57,8 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
       std::printf(" -> %s", quote_path(e.path2).c_str());
     }
     if (!e.detail.empty()) {
-      std::printf("  [%s]", e.detail.c_str());
+      std::printf("  [%s]",
+                  e.op == "write" ? summarize_ranges(e.detail).c_str() : e.detail.c_str());
     }
     std::printf("\n");
   }

@@ -1,5 +1,7 @@
 #include "src/text.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <string>
 
@@ -150,6 +152,46 @@ std::optional<int64_t> parse_since(std::string_view text, int64_t now_ns) {
   }
   tm.tm_isdst = -1;
   return static_cast<int64_t>(mktime(&tm)) * 1000000000;
+}
+
+std::string summarize_ranges(const std::string& detail) {
+  size_t count = 0;
+  uint64_t bytes = 0, first = UINT64_MAX, last = 0;
+  size_t pos = 0;
+  while (pos < detail.size()) {
+    size_t comma = detail.find(',', pos);
+    std::string range =
+        detail.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t dash = range.find('-');
+    if (dash == std::string::npos) {
+      return detail;
+    }
+    uint64_t a = 0, b = 0;
+    try {
+      a = std::stoull(range.substr(0, dash));
+      b = std::stoull(range.substr(dash + 1));
+    } catch (const std::exception&) {
+      return detail; // not ours to judge: show it as stored
+    }
+    bytes += b - a;
+    first = std::min(first, a);
+    last = std::max(last, b);
+    ++count;
+    pos = comma == std::string::npos ? detail.size() : comma + 1;
+  }
+  if (count <= 3) {
+    return detail;
+  }
+  char buf[96];
+  if (bytes >= 10 * 1024) {
+    std::snprintf(buf, sizeof buf, "%zu ranges, %.1f KiB in %llu-%llu", count, bytes / 1024.0,
+                  static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
+  } else {
+    std::snprintf(buf, sizeof buf, "%zu ranges, %llu bytes in %llu-%llu", count,
+                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(first),
+                  static_cast<unsigned long long>(last));
+  }
+  return buf;
 }
 
 } // namespace ws

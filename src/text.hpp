@@ -23,4 +23,8 @@ std::string format_time(int64_t ns);
 /// Returns nanoseconds since the epoch, or nullopt.
 std::optional<int64_t> parse_since(std::string_view text, int64_t now_ns);
 
+/// Journal write ranges for people: "0-4096,8192-8200" stays as it is; more than three
+/// ranges read as "15 ranges, 12.3 KiB in 0-16048" (--json keeps every range).
+std::string summarize_ranges(const std::string& detail);
+
 } // namespace ws

@@ -29,3 +29,12 @@ TEST_CASE("parse_since understands durations + dates and epochs") {
   CHECK(!parse_since("yesterday", now).has_value());
   CHECK(!parse_since("", now).has_value());
 }
+
+TEST_CASE("summarize_ranges keeps short lists and sums long ones") {
+  CHECK(summarize_ranges("0-4096,8192-8200") == "0-4096,8192-8200");
+  CHECK(summarize_ranges("0-10,20-30,40-50,60-70") == "4 ranges, 40 bytes in 0-70");
+  CHECK(summarize_ranges("0-8192,10000-12000,20000-30000,40000-50000") ==
+        "4 ranges, 29.5 KiB in 0-50000");
+  CHECK(summarize_ranges("not ranges") == "not ranges");
+  CHECK(summarize_ranges("1-2,3-4,5-6,x-y") == "1-2,3-4,5-6,x-y");
+}
