@@ -34,8 +34,6 @@ std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int
   fh->fd = open_object_locked(n, flags & ~k_strip);
   struct stat st {};
   fh->multi_link = ::fstat(fh->fd.get(), &st) == 0 && st.st_nlink > 1;
-  fh->flags = flags;
-  fh->opener = c;
   if (write) {
     fh->path = path ? *path : path_locked(n);
     if (flags & O_TRUNC) {
@@ -81,8 +79,6 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   }
   set_owner(pu, n.c_str(), c, parent);
   fh->on_upper = true;
-  fh->flags = flags;
-  fh->opener = c;
   fh->path = path;
   record(c, "create", path);
   return {attach_entry_locked(parent, name, path), std::move(fh)};

@@ -116,8 +116,6 @@ struct FileHandle {
   bool multi_link = false; ///< the file has other names: the kernel must not keep its pages
   UniqueFd reopened;       ///< mutex: the upper copy, if another open copied the file up later
   std::atomic<int> reopened_fd{-1};
-  int flags = 0;
-  Caller opener;
   std::string path; ///< for the journal
 };
 
@@ -262,8 +260,6 @@ private:
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
   void touch_parent_locked(Node* parent);
-  bool lower_visible_locked(const Node* parent, const std::string& path) const;
-  bool is_empty_dir_locked(Node* dir, const std::string& path);
 
   // copy-up (overlay_copyup.cpp); callers hold m_tree
   void copy_up(Node* n);

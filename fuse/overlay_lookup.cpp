@@ -116,10 +116,6 @@ std::string OverlayFs::path_locked(const Node* n) const {
   return out;
 }
 
-bool OverlayFs::lower_visible_locked(const Node* parent, const std::string& path) const {
-  return parent->lower_fd.load() >= 0 && !m_meta.is_whiteout(path);
-}
-
 uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, bool on_upper,
                                int lower_dir_fd) {
   if (!on_upper) {
