@@ -274,15 +274,14 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
     OverlayFs& fs = fs_of(req);
     if (!fh_of(fi)) {
       Node* n = fs.node(ino);
-      OverlayFs::Opened o = fs.open_for_write(n);
-      fuse_bufvec out = fd_buffer(fuse_buf_size(in), o.fd.get(), off);
+      UniqueFd fd = fs.open_for_write(n);
+      fuse_bufvec out = fd_buffer(fuse_buf_size(in), fd.get(), off);
       ssize_t written = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
       if (written < 0) {
         fuse_reply_err(req, static_cast<int>(-written));
         return;
       }
-      fs.note_write(caller_of(req), n, o.path, static_cast<uint64_t>(off),
-                    static_cast<uint64_t>(written));
+      fs.note_write(caller_of(req), n, static_cast<uint64_t>(off), static_cast<uint64_t>(written));
       fuse_reply_write(req, static_cast<size_t>(written));
       return;
     }
@@ -293,7 +292,7 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
       fuse_reply_err(req, static_cast<int>(-n));
       return;
     }
-    fs.note_write(caller_of(req), fs.node(ino), fh.path, static_cast<uint64_t>(off),
+    fs.note_write(caller_of(req), fs.node(ino), static_cast<uint64_t>(off),
                   static_cast<uint64_t>(n));
     fuse_reply_write(req, static_cast<size_t>(n));
   });

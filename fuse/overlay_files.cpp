@@ -108,13 +108,16 @@ int OverlayFs::read_fd(Node* n, FileHandle& fh) {
 
 void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, off_t offset,
                           off_t length) {
-  Opened own;
-  if (!fh) {
+  UniqueFd own;
+  std::string path;
+  if (fh) {
+    path = fh->path;
+  } else {
     own = open_for_write(n);
+    std::shared_lock tree(m_tree);
+    path = path_locked(n);
   }
-  int fd = fh ? fh->fd.get() : own.fd.get();
-  const std::string& path = fh ? fh->path : own.path;
-  if (::fallocate(fd, mode, offset, length) != 0) {
+  if (::fallocate(fh ? fh->fd.get() : own.get(), mode, offset, length) != 0) {
     throw_errno("fallocate", path);
   }
   record(c, "fallocate", path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));

@@ -187,18 +187,13 @@ public:
   double negative_timeout(const Node* parent) const;
 
   // stateless files: no OPEN/RELEASE from the kernel (overlay_stateless.cpp)
-  /// An object opened for one request, and the path to journal it under.
-  struct Opened {
-    UniqueFd fd;
-    std::string path;
-  };
   UniqueFd open_for_read(Node* n);
   /// Copies the object up first if it still is the real tree's.
-  Opened open_for_write(Node* n);
+  UniqueFd open_for_write(Node* n);
   /// Coalesces a write into the pending journal entry of (file, process): consecutive
-  /// writes of one process to one file within 200 ms make one entry of byte ranges.
-  void note_write(const Caller& c, Node* n, const std::string& path, uint64_t offset,
-                  uint64_t size);
+  /// writes of one process to one file within 200 ms make one entry of byte ranges. The
+  /// path and command are read when a burst starts, not on every write.
+  void note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size);
   /// Journals pending writes older than `age_ns` (0: all of them).
   void flush_pending_writes(int64_t age_ns);
   void set_stateless(bool on) { m_stateless = on; }
@@ -316,6 +311,8 @@ private:
   std::mutex m_pending_mutex; ///< after m_table when both are held
   std::unordered_map<const Node*, PendingWrite> m_pending;
   void emit_pending_locked(PendingWrite& p);
+  /// Journals `n`'s pending writes now, under the name they were written to (before a rename).
+  void flush_pending_of(const Node* n);
   std::atomic<uint64_t> m_tmp_counter{0};
 };
 

@@ -290,13 +290,7 @@ void OverlayFs::release_locked(Node* n) {
     }
     --parent->child_refs;
     unwatch_locked(n);
-    {
-      std::lock_guard pending(m_pending_mutex);
-      if (auto it = m_pending.find(n); it != m_pending.end()) {
-        emit_pending_locked(it->second);
-        m_pending.erase(it);
-      }
-    }
+    flush_pending_of(n);
     m_nodes.erase(n);
     n = parent;
   }

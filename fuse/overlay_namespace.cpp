@@ -338,6 +338,10 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   PathMeta smeta = m_meta.get(spath).value_or(PathMeta{});
   PathMeta dmeta = m_meta.get(dpath).value_or(PathMeta{});
   std::string sn(name), dn(newname);
+  flush_pending_of(snode); // journal writes under the names they were written to
+  if (dnode) {
+    flush_pending_of(dnode);
+  }
   if (dnode && !exchange) {
     pin_locked(dnode); // it loses its name, maybe while open
   }

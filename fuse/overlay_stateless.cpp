@@ -19,13 +19,10 @@ UniqueFd OverlayFs::open_for_read(Node* n) {
   return open_object_locked(n, O_RDONLY);
 }
 
-OverlayFs::Opened OverlayFs::open_for_write(Node* n) {
+UniqueFd OverlayFs::open_for_write(Node* n) {
   std::shared_lock tree(m_tree);
   copy_up(n);
-  Opened o;
-  o.fd = open_object_locked(n, O_WRONLY);
-  o.path = path_locked(n);
-  return o;
+  return open_object_locked(n, O_WRONLY);
 }
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {
@@ -35,22 +32,45 @@ void OverlayFs::emit_pending_locked(PendingWrite& p) {
   }
 }
 
-void OverlayFs::note_write(const Caller& c, Node* n, const std::string& path, uint64_t offset,
-                           uint64_t size) {
+void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size) {
+  int64_t now = now_ns();
+  auto continues = [&](const PendingWrite& p) {
+    return !p.ranges.empty() && p.writer.pid == c.pid && p.ranges.size() < 64 &&
+           now - p.since_ns <= k_pending_age_ns;
+  };
+  {
+    std::lock_guard lock(m_pending_mutex);
+    auto it = m_pending.find(n);
+    if (it != m_pending.end() && continues(it->second)) {
+      it->second.ranges.add(offset, size); // the common case: no path, no /proc, no allocation
+      return;
+    }
+  }
+  // A new burst: name the file and the process once (m_tree before m_pending_mutex).
+  std::string comm = m_process_names.name(c.pid);
+  std::string path;
+  {
+    std::shared_lock tree(m_tree);
+    path = path_locked(n);
+  }
   std::lock_guard lock(m_pending_mutex);
   PendingWrite& p = m_pending[n];
-  int64_t now = now_ns();
-  if (!p.ranges.empty() && (p.writer.pid != c.pid || p.path != path || p.ranges.size() >= 64 ||
-                            now - p.since_ns > k_pending_age_ns)) {
+  if (!continues(p)) {
     emit_pending_locked(p);
-  }
-  if (p.ranges.empty()) {
     p.writer = c;
-    p.comm = m_process_names.name(c.pid);
-    p.path = path;
+    p.comm = std::move(comm);
+    p.path = std::move(path);
     p.since_ns = now;
   }
   p.ranges.add(offset, size);
+}
+
+void OverlayFs::flush_pending_of(const Node* n) {
+  std::lock_guard lock(m_pending_mutex);
+  if (auto it = m_pending.find(n); it != m_pending.end()) {
+    emit_pending_locked(it->second);
+    m_pending.erase(it);
+  }
 }
 
 void OverlayFs::flush_pending_writes(int64_t age_ns) {
