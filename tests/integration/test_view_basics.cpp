@@ -189,6 +189,30 @@ TEST_CASE("view: ws status survives directories nested deeper than its stack") {
   CHECK(st.out.rfind("/d/bottom.txt\n") == st.out.size() - 14);
 }
 
+TEST_CASE("view: copy-up remembers the base - its hash and its content - for the 3-way apply") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  std::string original = repo.read("src/util.c");
+  REQUIRE(w.in_view("echo '// agent' >> src/util.c && rm README.md").status == 0);
+  // meta.db names the base by its XXH3-128; bases/<hash> holds the content as it was.
+  Run base =
+      sh("python3 -c 'import sqlite3, sys\n"
+         "db = sqlite3.connect(sys.argv[1])\n"
+         "h = db.execute(\"select base_hash from paths where path = ?\", "
+         "(b\"src/util.c\",)).fetchone()[0]\n"
+         "sys.stdout.write(open(sys.argv[2] + \"/\" + h, \"rb\").read().decode())' " +
+         q((w.state_dir() / "meta.db").string()) + " " + q((w.state_dir() / "bases").string()));
+  CHECK(base.err == "");
+  CHECK(base.out == original);
+  CHECK(w.in_view("tail -n1 src/util.c").out == "// agent\n");
+  // A deletion keeps the identity of what was deleted, to notice the person's later edits.
+  Run deleted = sh("python3 -c 'import sqlite3, sys\n"
+                   "print(sqlite3.connect(sys.argv[1]).execute(\"select whiteout, base_size from "
+                   "paths where path = ?\", (b\"README.md\",)).fetchone())' " +
+                   q((w.state_dir() / "meta.db").string()));
+  CHECK(deleted.out == "(1, " + std::to_string(repo.read("README.md").size()) + ")\n");
+}
+
 TEST_CASE("view: unchanged content is not a change") {
   TestRepo repo;
   MountedWorkspace w(repo);
