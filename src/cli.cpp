@@ -58,6 +58,56 @@ int run_cli(int argc, char** argv) {
   c_log->add_option("--path", log.path, "Only entries for this path or below it");
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
 
+  DiffOptions diff;
+  unsigned diff_checkpoint = 0;
+  auto* c_diff = app.add_subcommand("diff", "Show what would transfer, as a git patch");
+  c_diff->add_option("paths", diff.paths, "Only changes at or below these paths");
+  c_diff->add_flag("--stat", diff.stat, "A diffstat instead of the patch");
+  c_diff->add_flag("--name-status", diff.name_status, "Status letter and path per file");
+  c_diff->add_flag("--withheld", diff.withheld, "Only what would NOT transfer, with reasons");
+  c_diff->add_flag("--json", diff.json, "Machine-readable: id, files, verdicts, reasons");
+  c_diff->add_flag("--exit-code", diff.exit_code, "Exit 1 if something would transfer");
+  c_diff->add_option("--color", diff.color, "Colour: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  c_diff->add_flag("--no-pager", diff.no_pager, "Never start a pager");
+  c_diff->add_option("--include", diff.include, "Take this withheld path anyway (repeatable)")
+      ->type_name("PATH");
+  c_diff->add_option("--checkpoint", diff_checkpoint, "Diff checkpoint N instead")->type_name("N");
+
+  ApplyOptions apply;
+  unsigned apply_checkpoint = 0;
+  std::string conflicts = "refuse";
+  auto* c_apply = app.add_subcommand("apply", "Land the changes in the real tree (per-file 3-way)");
+  c_apply->add_option("paths", apply.paths, "Only changes at or below these paths");
+  c_apply->add_flag("--index", apply.index, "Also stage the result in the real index");
+  c_apply->add_flag("--check", apply.check, "Only check that it would apply cleanly");
+  c_apply->add_option("--expect", apply.expect, "Land only if the patch is still this one")
+      ->type_name("ID");
+  c_apply->add_option("--include", apply.include, "Take this withheld path anyway (repeatable)")
+      ->type_name("PATH");
+  c_apply->add_option("--checkpoint", apply_checkpoint, "Apply checkpoint N instead")
+      ->type_name("N");
+  c_apply->add_option("--conflicts", conflicts, "On conflict: refuse (land nothing) or markers")
+      ->check(CLI::IsMember({"refuse", "markers"}));
+
+  std::vector<std::string> reset_paths;
+  auto* c_reset = app.add_subcommand(
+      "reset", "Throw away all (or the named) changes of the workspace; undoable");
+  c_reset->add_option("paths", reset_paths, "Only changes at or below these paths");
+
+  std::string checkpoint_message;
+  auto* c_checkpoint = app.add_subcommand("checkpoint", "Freeze the workspace's current state");
+  c_checkpoint->add_option("-m,--message", checkpoint_message, "What this state is");
+
+  bool checkpoints_json = false;
+  auto* c_checkpoints = app.add_subcommand("checkpoints", "List the workspace's checkpoints");
+  c_checkpoints->add_flag("--json", checkpoints_json, "Machine-readable output");
+
+  unsigned restore_id = 0;
+  auto* c_restore = app.add_subcommand(
+      "restore", "Bring back checkpoint N (the current state is checkpointed first)");
+  c_restore->add_option("checkpoint", restore_id, "The checkpoint's number")->required();
+
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
   c_daemon->add_option("--workspace-dir", daemon.workspace_dir)->required();
@@ -101,6 +151,31 @@ int run_cli(int argc, char** argv) {
       log.limit = log_limit;
     }
     return cmd_log(ctx, log);
+  }
+  if (*c_diff) {
+    if (diff_checkpoint > 0) {
+      diff.checkpoint = diff_checkpoint;
+    }
+    return cmd_diff(ctx, diff);
+  }
+  if (*c_apply) {
+    if (apply_checkpoint > 0) {
+      apply.checkpoint = apply_checkpoint;
+    }
+    apply.markers = conflicts == "markers";
+    return cmd_apply(ctx, apply);
+  }
+  if (*c_reset) {
+    return cmd_reset(ctx, reset_paths);
+  }
+  if (*c_checkpoint) {
+    return cmd_checkpoint(ctx, checkpoint_message);
+  }
+  if (*c_checkpoints) {
+    return cmd_checkpoints(ctx, checkpoints_json);
+  }
+  if (*c_restore) {
+    return cmd_restore(ctx, restore_id);
   }
   return 0;
 }

@@ -37,4 +37,39 @@ struct LogOptions {
 };
 int cmd_log(const Context& ctx, const LogOptions& options);
 
+/// What `ws diff` shows (src/cmd_diff.cpp).
+struct DiffOptions {
+  std::vector<std::string> paths;     ///< pathspecs: only changes at or below these
+  std::vector<std::string> include;   ///< withheld paths the person takes anyway
+  std::optional<unsigned> checkpoint; ///< diff a checkpoint instead of the live state
+  bool stat = false;
+  bool name_status = false;
+  bool withheld = false; ///< only the withheld (and blocked) list
+  bool json = false;
+  bool exit_code = false; ///< exit 1 when something would transfer
+  std::string color = "auto";
+  bool no_pager = false;
+};
+int cmd_diff(const Context& ctx, const DiffOptions& options);
+
+/// What `ws apply` lands (src/cmd_apply.cpp).
+struct ApplyOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> include;
+  std::optional<unsigned> checkpoint;
+  std::string expect;   ///< the patch id the person reviewed
+  bool index = false;   ///< also stage in the real index
+  bool check = false;   ///< dry run
+  bool markers = false; ///< --conflicts=markers: write conflict markers instead of refusing
+};
+int cmd_apply(const Context& ctx, const ApplyOptions& options);
+
+/// ws reset [PATH...] (src/cmd_reset.cpp): drops all (no paths) or the named changes,
+/// keeping them as a checkpoint first.
+int cmd_reset(const Context& ctx, const std::vector<std::string>& paths);
+/// ws checkpoint / checkpoints / restore (src/cmd_checkpoint.cpp).
+int cmd_checkpoint(const Context& ctx, const std::string& message);
+int cmd_checkpoints(const Context& ctx, bool json);
+int cmd_restore(const Context& ctx, unsigned id);
+
 } // namespace ws

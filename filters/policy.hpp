@@ -1,0 +1,69 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws::filters {
+
+/// What may happen to one changed path when the agent's work is transferred.
+enum class Verdict {
+  Transfer, ///< lands with `ws apply`
+  Flagged,  ///< lands, but is shown loudly: it can run code without being called by name
+  Withheld, ///< stays in the workspace unless the person overrides it for this path
+  Blocked,  ///< never lands; no override
+};
+
+struct Decision {
+  Verdict verdict = Verdict::Transfer;
+  std::string reason; ///< for a person: "new executable", "ignored by the real repository"...
+  bool overridable() const { return verdict == Verdict::Withheld; }
+};
+
+/// How the change looks, in git's terms.
+enum class ChangeType { Added, Modified, Deleted, Renamed, TypeChanged };
+
+/// Everything the policy needs to know about one changed path. Facts about the repository
+/// come from the REAL repository (its ignore rules, index and config), never from the view.
+struct PathFacts {
+  ChangeType type = ChangeType::Modified;
+  std::string path;           ///< repository-relative, '/'-separated, no leading "./"
+  std::string from;           ///< Renamed: the old path
+  mode_t mode = 0;            ///< st_mode in the view (type bits included); 0 for Deleted
+  mode_t base_mode = 0;       ///< st_mode of what stood there before (0 if nothing)
+  uint64_t size = 0;          ///< bytes in the view
+  bool binary = false;        ///< content holds a NUL byte in its first 8000 bytes (as git)
+  std::string symlink_target; ///< for symlinks in the view
+  bool ignored = false;       ///< the real repository ignores this path (and does not track it)
+  bool tracked = false;       ///< the real repository's index has this path
+  bool inside_nested_repo = false; ///< an ancestor directory holds a `.git` (nested repo/submodule)
+  bool gitlink = false;            ///< the real index has a submodule (gitlink) at this path
+  bool workspace_own = false;      ///< the path is the workspace's own state or view
+  /// Symlinks: the target, resolved lexically from the link's directory, passes through an
+  /// object that is itself a symlink (so where it really points cannot be told lexically).
+  bool symlink_through_symlink = false;
+};
+
+/// The person's settings, from `[ws]` in git-config files (see docs/policy.md).
+struct PolicyConfig {
+  enum class Level { Default, Strict } level = Level::Default; ///< ws.policy
+  uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
+  std::vector<std::string> withhold; ///< ws.withhold: extra patterns, withheld (overridable)
+  std::vector<std::string> flag;     ///< ws.flag: extra patterns, flagged
+};
+
+/// The one verdict for a changed path, with its reason. Pure: no I/O.
+Decision decide(const PathFacts& facts, const PolicyConfig& config);
+
+/// True when `path` matches a gitignore-style `pattern`: a pattern without '/' matches the
+/// last component or any directory component ("*.log", "build"); with a '/' it is anchored at
+/// the top ("docs/*.md", "/out"); a trailing '/' matches directories only, i.e. anything below
+/// them; "**" spans directories.
+bool matches(const std::string& pattern, const std::string& path);
+
+const char* verdict_name(Verdict v); ///< "transfer", "FLAGGED", "WITHHELD", "BLOCKED"
+
+} // namespace ws::filters
