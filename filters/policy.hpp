@@ -20,6 +20,7 @@ enum class Verdict {
 struct Decision {
   Verdict verdict = Verdict::Transfer;
   std::string reason; ///< for a person: "new executable", "ignored by the real repository"...
+                      ///< (empty for Transfer; the texts are listed in docs/policy.md)
   bool overridable() const { return verdict == Verdict::Withheld; }
 };
 
@@ -45,6 +46,10 @@ struct PathFacts {
   /// Symlinks: the target, resolved lexically from the link's directory, passes through an
   /// object that is itself a symlink (so where it really points cannot be told lexically).
   bool symlink_through_symlink = false;
+  /// An ancestor directory holds a `pyvenv.cfg`: a Python virtual environment under any name
+  /// (`env/`, `.tox/py311/`). Leave false if unknown: `.venv/`, `venv/` and `pyvenv.cfg`
+  /// itself are recognised by name.
+  bool in_python_env = false;
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).

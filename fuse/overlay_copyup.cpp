@@ -123,6 +123,40 @@ Identity OverlayFs::lower_identity(const struct stat& st) const {
   return id;
 }
 
+Identity OverlayFs::save_base(int lower_dir, const std::string& name, const std::string& path,
+                              Identity id) {
+  if (!S_ISREG(id.mode) || id.hash || static_cast<off_t>(id.size) > k_base_content_limit) {
+    return id;
+  }
+  // The real file is being replaced in the view (an editor's save-by-rename): keep what it
+  // held, so `ws apply` can still merge if the person edits the real file meanwhile.
+  UniqueFd src(::openat(lower_dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!src || ::fstat(src.get(), &st) != 0 || st.st_ino != id.ino) {
+    return id;
+  }
+  std::string tmp = "base." + std::to_string(m_tmp_counter.fetch_add(1));
+  UniqueFd dst(::openat(m_work.get(), tmp.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0400));
+  if (!dst) {
+    throw_errno("save base", path);
+  }
+  Hash128 hash = copy_data(src.get(), dst.get(), st.st_size, path);
+  struct stat after {};
+  bool unchanged = ::fstat(src.get(), &after) == 0 && after.st_size == st.st_size &&
+                   mtime_ns(after) == mtime_ns(st) && mtime_ns(st) == id.mtime_ns;
+  std::string hex = hash.hex();
+  if (unchanged && ::faccessat(m_bases.get(), hex.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+      ::renameat(m_work.get(), tmp.c_str(), m_bases.get(), hex.c_str()) != 0) {
+    ::unlinkat(m_work.get(), tmp.c_str(), 0);
+    throw_errno("save base", path);
+  }
+  ::unlinkat(m_work.get(), tmp.c_str(), 0); // already there, or renamed away
+  if (unchanged) {
+    id.hash = hash;
+  }
+  return id;
+}
+
 Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_parent,
                                 const std::string& name, const std::string& path) {
   Identity id = lower_identity(st);

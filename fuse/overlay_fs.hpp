@@ -262,6 +262,10 @@ private:
   void ensure_upper_dir(Node* dir);
   void copy_up_tree(Node* dir);
   void copy_tree_locked(int lower_dir, int upper_dir, const std::string& path);
+  /// Saves a real regular file's content in bases/ (it is about to be replaced in the view)
+  /// and returns `id` with its hash; unchanged if too large or no longer that file.
+  Identity save_base(int lower_dir, const std::string& name, const std::string& path,
+                     Identity id);
   Identity copy_object(int lower_fd, const struct stat& st, int upper_parent,
                        const std::string& name, const std::string& path);
   void refresh_after_tree_copy(Node* dir);

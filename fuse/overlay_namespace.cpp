@@ -356,6 +356,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
                     bool moved_in_dir, Node* dir_parent) {
     PathMeta m = m_meta.get(path).value_or(PathMeta{});
     m.base = before.base ? before.base : lower;
+    if (!before.base && lower && path == dpath && !exchange) {
+      m.base = save_base(newparent->lower_fd.load(), dn, dpath, *lower);
+    }
     m.whiteout = before.whiteout;
     m.origin = moved_in.origin;
     m.origin_path = moved_in.origin_path;

@@ -1,20 +1,12 @@
 #include "gitbridge/repository.hpp"
 
-#include <git2.h>
-
-#include <memory>
+#include "gitbridge/git_handles.hpp"
 
 namespace ws::gitbridge {
 
 namespace {
-template <auto Free> struct CDeleter {
-  template <class T> void operator()(T* p) const noexcept { Free(p); }
-};
-using RepoPtr = std::unique_ptr<git_repository, CDeleter<git_repository_free>>;
-
 std::string last_error() {
-  const git_error* e = git_error_last(); // may be NULL in libgit2 1.5
-  return e && e->message ? e->message : "unknown libgit2 error";
+  return git_last_error();
 }
 } // namespace
 

@@ -1,9 +1,332 @@
-// ws apply: stub.
+// ws apply: land the transferable changes in the real tree, per file 3-way, all or nothing.
+#include "fuse/hash.hpp"
+#include "gitbridge/index_stage.hpp"
+#include "gitbridge/merge.hpp"
+#include "src/change_content.hpp"
 #include "src/commands.hpp"
+#include "src/diff_result.hpp"
 #include "src/error.hpp"
+#include "src/pager.hpp"
+#include "src/real_tree_writer.hpp"
+#include "src/text.hpp"
+#include "src/transfer_report.hpp"
+#include "src/workspace_edit.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 namespace ws {
-int cmd_apply(const Context&, const ApplyOptions&) {
-  throw Error("not yet");
+
+namespace {
+
+using gitbridge::BlobSide;
+using gitbridge::GitMode;
+
+/// What apply decided for one change.
+struct Outcome {
+  const PlannedChange* change = nullptr;
+  std::vector<Landing> landings; ///< what the real tree's paths become
+  enum class How { Write, AlreadyThere, Merged, Conflict } how = How::Write;
+  std::string conflict; ///< why, for a person
+  std::vector<gitbridge::ConflictHunk> hunks;
+  std::string markers; ///< merged text with conflict markers (text conflicts)
+};
+
+bool same(const BlobSide& a, const BlobSide& b) {
+  return a.mode == b.mode && a.content == b.content;
 }
+
+bool is_exec(GitMode m) {
+  return m == GitMode::Executable;
+}
+
+/// Permission bits for a file landing where `real` stands (or nothing): the person's bits,
+/// with the exec bits the agent's version asks for.
+mode_t landing_perm(const ContentReader::RealObject& real, GitMode mode) {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  mode_t perm = real.exists && S_ISREG(real.mode) ? (real.mode & 0777) : (0666 & ~mask);
+  if (is_exec(mode)) {
+    perm |= (perm & 0444) >> 2; // x wherever r
+  } else {
+    perm &= ~0111u;
+  }
+  return perm;
+}
+
+Landing write_landing(const std::string& path, const BlobSide& content,
+                      const ContentReader::RealObject& real) {
+  return Landing{path, content, landing_perm(real, content.mode)};
+}
+
+/// The real file at `path` should become `agents`, having been `base` when the agent
+/// started. Fills `out` (landing or conflict).
+void land_content(Outcome& out, const std::string& path, const BlobSide& base, bool base_exact,
+                  const BlobSide& agents, const ContentReader::RealObject& real,
+                  const std::string& real_path) {
+  if (!real.exists) {
+    if (base.present()) {
+      out.how = Outcome::How::Conflict;
+      out.conflict =
+          "you deleted " + quote_path(real_path) + " in the real tree; the agent changed it";
+      return;
+    }
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (S_ISDIR(real.mode)) {
+    out.how = Outcome::How::Conflict;
+    out.conflict = quote_path(real_path) + " is a directory in the real tree now";
+    return;
+  }
+  if (path == real_path && same(real.side, agents)) {
+    out.how = Outcome::How::AlreadyThere;
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (base_exact && same(real.side, base)) {
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (!base.present()) {
+    out.how = Outcome::How::Conflict;
+    out.conflict = "both added: the real tree has a different " + quote_path(real_path);
+    return;
+  }
+  if (!base_exact) {
+    out.how = Outcome::How::Conflict;
+    out.conflict = "you changed " + quote_path(real_path) +
+                   " and the version the agent started from is not known (too large to keep)";
+    return;
+  }
+  if (base.mode == GitMode::Symlink || agents.mode == GitMode::Symlink ||
+      real.side.mode == GitMode::Symlink) {
+    out.how = Outcome::How::Conflict;
+    out.conflict = "you and the agent both changed the symlink " + quote_path(real_path);
+    return;
+  }
+  gitbridge::MergeResult m =
+      gitbridge::merge_file(base.content, real.side.content, agents.content, path);
+  if (!m.clean) {
+    out.how = Outcome::How::Conflict;
+    out.conflict = m.conflicts.empty()
+                       ? "you and the agent both changed the binary file " + quote_path(real_path)
+                       : "you and the agent changed the same lines of " + quote_path(real_path);
+    out.hunks = std::move(m.conflicts);
+    out.markers = std::move(m.content);
+    return;
+  }
+  // The agent's mode change wins only if it made one; otherwise the person's mode stays.
+  BlobSide merged{agents.mode != base.mode ? agents.mode : real.side.mode, std::move(m.content)};
+  out.how = Outcome::How::Merged;
+  out.landings.push_back(write_landing(path, merged, real));
+}
+
+Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
+  Outcome out;
+  out.change = &p;
+  const fuse::Change& c = p.change;
+  bool exact = true;
+  BlobSide base = reader.base(c, exact);
+  switch (c.kind) {
+  case fuse::ChangeKind::Deleted: {
+    auto real = reader.real(c.path);
+    if (!real.exists) {
+      out.how = Outcome::How::AlreadyThere;
+    } else if (exact && same(real.side, base)) {
+      out.landings.push_back(Landing{c.path, {}, 0});
+    } else {
+      out.how = Outcome::How::Conflict;
+      out.conflict =
+          S_ISDIR(real.mode)
+              ? quote_path(c.path) + " is a directory in the real tree now"
+              : "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
+    }
+    return out;
+  }
+  case fuse::ChangeKind::Renamed: {
+    BlobSide agents = reader.view(c.path);
+    auto source = reader.real(c.from);
+    auto target = reader.real(c.path);
+    if (target.exists && !same(target.side, agents)) {
+      out.how = Outcome::How::Conflict;
+      out.conflict = "the agent renamed " + quote_path(c.from) + " to " + quote_path(c.path) +
+                     ", which now exists in the real tree";
+      return out;
+    }
+    if (!source.exists) {
+      if (target.exists) {
+        out.how = Outcome::How::AlreadyThere;
+        out.landings.push_back(write_landing(c.path, agents, target));
+      } else {
+        out.how = Outcome::How::Conflict;
+        out.conflict = "you deleted " + quote_path(c.from) + "; the agent renamed it";
+      }
+      return out;
+    }
+    land_content(out, c.path, base, exact, agents, source, c.from);
+    if (out.how != Outcome::How::Conflict) {
+      if (!out.landings.empty()) {
+        out.landings.back().perm = landing_perm(source, out.landings.back().content.mode);
+      }
+      out.landings.push_back(Landing{c.from, {}, 0});
+      if (out.how == Outcome::How::AlreadyThere) {
+        out.how = Outcome::How::Write;
+      }
+    }
+    return out;
+  }
+  default: {
+    BlobSide agents = reader.view(c.path);
+    auto real = reader.real(c.path);
+    land_content(out, c.path, base, exact, agents, real, c.path);
+    return out;
+  }
+  }
+}
+
+void print_conflicts(const std::vector<Outcome>& outcomes, bool color) {
+  for (const auto& o : outcomes) {
+    if (o.how != Outcome::How::Conflict) {
+      continue;
+    }
+    std::fprintf(stderr, "%sCONFLICT%s %s\n", color ? "\033[1;31m" : "", color ? "\033[m" : "",
+                 o.conflict.c_str());
+    for (const auto& h : o.hunks) {
+      std::fprintf(stderr, "  at line %zu:\n", h.line);
+      auto show = [](const std::string& who, const std::string& text) {
+        std::fprintf(stderr, "    %s:\n", who.c_str());
+        size_t start = 0;
+        while (start < text.size()) {
+          size_t end = text.find('\n', start);
+          std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+          std::fprintf(stderr, "      | %s\n", line.c_str());
+          if (end == std::string::npos) {
+            break;
+          }
+          start = end + 1;
+        }
+      };
+      show("yours (real tree)", h.yours);
+      show("the agent's", h.agents);
+    }
+  }
+}
+
+} // namespace
+
+int cmd_apply(const Context& ctx, const ApplyOptions& o) {
+  Workspace w = ctx.ws();
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  bool color = use_color("auto", STDERR_FILENO);
+  if (!o.expect.empty()) {
+    bool match = o.expect.size() >= 7 && r.patch.id.starts_with(o.expect);
+    if (!match) {
+      throw Error("the changes are no longer the patch you reviewed (" + o.expect + "); now " +
+                      r.patch.id,
+                  "review again with 'ws diff' (same paths and --include) and apply that");
+    }
+  }
+  ContentReader reader(w, r.source);
+  std::vector<Outcome> outcomes;
+  for (const auto& p : r.plan) {
+    if (p.transfers()) {
+      outcomes.push_back(decide_change(p, reader));
+    }
+  }
+  if (outcomes.empty()) {
+    std::string report = verdict_report(r.plan, color, "");
+    std::fputs(report.c_str(), stderr);
+    std::printf("nothing to apply\n");
+    return 0;
+  }
+  size_t conflicts = 0;
+  for (auto& out : outcomes) {
+    if (out.how != Outcome::How::Conflict) {
+      continue;
+    }
+    ++conflicts;
+    if (o.markers && !out.markers.empty()) {
+      auto real = reader.real(out.change->change.path);
+      out.landings.push_back(
+          write_landing(out.change->change.path, BlobSide{real.side.mode, out.markers}, real));
+    }
+  }
+  if (conflicts > 0 && !o.markers) {
+    print_conflicts(outcomes, color);
+    throw Error(std::to_string(conflicts) + " conflicting file" + (conflicts > 1 ? "s" : "") +
+                    ": nothing was applied",
+                "resolve them in the real tree or the workspace and apply again, or apply the "
+                "other paths alone (ws apply PATH...), or write conflict markers with "
+                "--conflicts=markers");
+  }
+
+  RealTreeTransaction tx(w.repo);
+  for (const auto& out : outcomes) {
+    for (const auto& l : out.landings) {
+      tx.stage(l);
+    }
+  }
+  if (o.check) {
+    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
+                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
+    return 0;
+  }
+  tx.commit();
+
+  if (o.index) {
+    std::vector<gitbridge::StagedPath> staged;
+    for (const auto& out : outcomes) {
+      if (out.how == Outcome::How::Conflict) {
+        continue; // markers are for the person to resolve, not to commit
+      }
+      for (const auto& l : out.landings) {
+        staged.push_back({l.path, l.content});
+      }
+    }
+    try {
+      gitbridge::stage_paths(w.repo, staged);
+    } catch (const std::exception& e) {
+      throw Error(std::string("the changes are in the real tree, but staging them failed: ") +
+                      e.what(),
+                  "stage them yourself with 'git add'");
+    }
+  }
+
+  std::vector<std::string> landed;
+  size_t applied = 0;
+  for (const auto& out : outcomes) {
+    const fuse::Change& c = out.change->change;
+    const char* how = out.how == Outcome::How::Merged         ? "  (merged with your edits)"
+                      : out.how == Outcome::How::Conflict     ? "  (CONFLICT markers written)"
+                      : out.how == Outcome::How::AlreadyThere ? "  (already so)"
+                                                              : "";
+    std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
+    if (out.how != Outcome::How::Conflict) {
+      ++applied;
+      landed.push_back(c.path);
+      if (!c.from.empty() && c.kind == fuse::ChangeKind::Renamed) {
+        landed.push_back(c.from);
+      }
+    }
+  }
+  if (!r.source.checkpoint && !landed.empty()) {
+    // What landed is no longer a change of the workspace; the view shows the real tree.
+    try {
+      drop_changes(w, landed);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr,
+                   "ws: warning: applied, but the workspace still holds these changes: %s\n",
+                   e.what());
+    }
+  }
+  std::string report = verdict_report(r.plan, color, "");
+  std::fputs(report.c_str(), stderr);
+  std::printf("applied %zu change%s%s\n", applied, applied == 1 ? "" : "s",
+              o.index ? " and staged them" : "");
+  return conflicts > 0 ? 1 : 0;
+}
+
 } // namespace ws

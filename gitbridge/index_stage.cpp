@@ -1,0 +1,57 @@
+// ws apply --index: the result goes into the real index so the person's own commit runs
+// their hooks; libgit2 writes the blobs from our bytes (no clean/smudge filters).
+#include "gitbridge/index_stage.hpp"
+
+#include "gitbridge/git_handles.hpp"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+namespace ws::gitbridge {
+
+namespace {
+void fill_stat(git_index_entry& e, const std::filesystem::path& file) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) {
+    return; // git re-hashes an entry without stat data; still correct
+  }
+  e.ctime.seconds = static_cast<int32_t>(st.st_ctim.tv_sec);
+  e.ctime.nanoseconds = static_cast<uint32_t>(st.st_ctim.tv_nsec);
+  e.mtime.seconds = static_cast<int32_t>(st.st_mtim.tv_sec);
+  e.mtime.nanoseconds = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+  e.dev = static_cast<uint32_t>(st.st_dev);
+  e.ino = static_cast<uint32_t>(st.st_ino);
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
+  e.file_size = static_cast<uint32_t>(st.st_size);
+}
+} // namespace
+
+void stage_paths(const std::filesystem::path& worktree, const std::vector<StagedPath>& paths) {
+  git_repository* raw = nullptr;
+  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+            "open repository " + worktree.string());
+  RepoPtr repo(raw);
+  git_index* index_raw = nullptr;
+  git_check(git_repository_index(&index_raw, repo.get()), "read the index of " + worktree.string());
+  IndexPtr index(index_raw);
+  for (const auto& p : paths) {
+    if (!p.content.present()) {
+      git_check(git_index_remove_bypath(index.get(), p.path.c_str()),
+                "remove '" + p.path + "' from the index");
+      continue;
+    }
+    git_index_entry e;
+    std::memset(&e, 0, sizeof e);
+    e.path = p.path.c_str();
+    e.mode = static_cast<uint32_t>(p.content.mode);
+    fill_stat(e, worktree / p.path);
+    git_check(git_index_add_from_buffer(index.get(), &e, p.content.content.data(),
+                                        p.content.content.size()),
+              "stage '" + p.path + "'");
+  }
+  git_check(git_index_write(index.get()), "write the index of " + worktree.string());
+}
+
+} // namespace ws::gitbridge

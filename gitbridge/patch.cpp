@@ -1,0 +1,251 @@
+// ws diff's patch: two small trees (only the changed paths) in an in-memory object database,
+// diffed by libgit2. Only the changed paths are hashed, so the cost follows the change.
+#include "gitbridge/patch.hpp"
+
+#include "fuse/hash.hpp"
+#include "gitbridge/git_handles.hpp"
+
+#include <git2/sys/mempack.h>
+#include <git2/sys/repository.h>
+
+#include <map>
+#include <sstream>
+
+namespace ws::gitbridge {
+
+namespace {
+
+/// A repository that exists only in memory: no path, no config (so no diff drivers, no
+/// attributes, no user settings change the patch), objects in a mempack.
+class MemoryRepo {
+public:
+  MemoryRepo() {
+    git_repository* repo = nullptr;
+    git_check(git_repository_new(&repo), "create in-memory repository");
+    m_repo.reset(repo);
+    git_odb* odb = nullptr;
+    git_check(git_odb_new(&odb), "create in-memory object database");
+    m_odb.reset(odb);
+    git_odb_backend* mempack = nullptr;
+    git_check(git_mempack_new(&mempack), "create in-memory object store");
+    // The odb owns the backend from here on.
+    git_check(git_odb_add_backend(m_odb.get(), mempack, 1), "attach in-memory object store");
+    git_check(git_repository_set_odb(m_repo.get(), m_odb.get()), "attach object database");
+    git_config* cfg = nullptr;
+    git_check(git_config_new(&cfg), "create empty configuration");
+    m_config.reset(cfg);
+    git_repository_set_config(m_repo.get(), m_config.get());
+  }
+  git_repository* get() const { return m_repo.get(); }
+
+private:
+  RepoPtr m_repo;
+  OdbPtr m_odb;
+  ConfigPtr m_config;
+};
+
+/// Paths -> blobs, assembled into nested trees.
+struct DirNode {
+  std::map<std::string, DirNode> dirs;
+  std::map<std::string, std::pair<git_oid, git_filemode_t>> files;
+};
+
+void insert(DirNode& root, const std::string& path, const git_oid& oid, git_filemode_t mode) {
+  DirNode* dir = &root;
+  size_t start = 0;
+  for (size_t slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1) {
+    dir = &dir->dirs[path.substr(start, slash - start)];
+  }
+  dir->files[path.substr(start)] = {oid, mode};
+}
+
+git_oid write_tree(git_repository* repo, const DirNode& dir) {
+  git_treebuilder* raw = nullptr;
+  git_check(git_treebuilder_new(&raw, repo, nullptr), "create tree");
+  TreeBuilderPtr tb(raw);
+  for (const auto& [name, sub] : dir.dirs) {
+    git_oid oid = write_tree(repo, sub);
+    git_check(git_treebuilder_insert(nullptr, tb.get(), name.c_str(), &oid, GIT_FILEMODE_TREE),
+              "add directory '" + name + "' to tree");
+  }
+  for (const auto& [name, file] : dir.files) {
+    git_check(git_treebuilder_insert(nullptr, tb.get(), name.c_str(), &file.first, file.second),
+              "add '" + name + "' to tree");
+  }
+  git_oid oid;
+  git_check(git_treebuilder_write(&oid, tb.get()), "write tree");
+  return oid;
+}
+
+TreePtr make_tree(git_repository* repo, const DirNode& root) {
+  git_oid oid = write_tree(repo, root);
+  git_tree* tree = nullptr;
+  git_check(git_tree_lookup(&tree, repo, &oid), "look up tree");
+  return TreePtr(tree);
+}
+
+void add_side(git_repository* repo, DirNode& root, const std::string& path, const BlobSide& side) {
+  if (!side.present()) {
+    return;
+  }
+  git_oid oid;
+  git_check(git_blob_create_from_buffer(&oid, repo, side.content.data(), side.content.size()),
+            "hash '" + path + "'");
+  insert(root, path, oid, static_cast<git_filemode_t>(side.mode));
+}
+
+char status_letter(git_delta_t status) {
+  switch (status) {
+  case GIT_DELTA_ADDED:
+    return 'A';
+  case GIT_DELTA_DELETED:
+    return 'D';
+  case GIT_DELTA_RENAMED:
+    return 'R';
+  case GIT_DELTA_COPIED:
+    return 'C';
+  case GIT_DELTA_TYPECHANGE:
+    return 'T';
+  default:
+    return 'M';
+  }
+}
+
+} // namespace
+
+Patch build_patch(const std::vector<FilePair>& pairs) {
+  Patch out;
+  if (pairs.empty()) {
+    out.id = fuse::hash_bytes("").hex().substr(0, 16);
+    return out;
+  }
+  MemoryRepo repo;
+  DirNode before, after;
+  for (const auto& p : pairs) {
+    add_side(repo.get(), before, p.old_path, p.before);
+    add_side(repo.get(), after, p.new_path, p.after);
+  }
+  TreePtr old_tree = make_tree(repo.get(), before);
+  TreePtr new_tree = make_tree(repo.get(), after);
+
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags = GIT_DIFF_SHOW_BINARY | GIT_DIFF_INCLUDE_TYPECHANGE;
+  git_diff* raw = nullptr;
+  git_check(git_diff_tree_to_tree(&raw, repo.get(), old_tree.get(), new_tree.get(), &opts),
+            "diff the workspace's changes");
+  DiffPtr diff(raw);
+  git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+  find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
+  git_check(git_diff_find_similar(diff.get(), &find), "detect renames");
+
+  GitBuf text;
+  git_check(git_diff_to_buf(&text.buf, diff.get(), GIT_DIFF_FORMAT_PATCH), "format the patch");
+  out.text = text.str();
+  out.id = fuse::hash_bytes(out.text).hex().substr(0, 16);
+
+  git_diff_stats* stats_raw = nullptr;
+  git_check(git_diff_get_stats(&stats_raw, diff.get()), "count changed lines");
+  DiffStatsPtr stats(stats_raw);
+  GitBuf stat;
+  git_check(git_diff_stats_to_buf(&stat.buf, stats.get(),
+                                  static_cast<git_diff_stats_format_t>(
+                                      GIT_DIFF_STATS_FULL | GIT_DIFF_STATS_INCLUDE_SUMMARY),
+                                  80),
+            "format the diffstat");
+  out.stat = stat.str();
+
+  size_t n = git_diff_num_deltas(diff.get());
+  for (size_t i = 0; i < n; ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    FileStat f;
+    f.status = status_letter(d->status);
+    f.old_path = d->old_file.path ? d->old_file.path : "";
+    f.path = d->new_file.path ? d->new_file.path : f.old_path;
+    f.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+    git_patch* p = nullptr;
+    git_check(git_patch_from_diff(&p, diff.get(), i), "count lines of '" + f.path + "'");
+    PatchPtr patch(p);
+    if (patch) {
+      size_t context = 0;
+      git_check(git_patch_line_stats(&context, &f.added, &f.deleted, patch.get()),
+                "count lines of '" + f.path + "'");
+    }
+    out.files.push_back(std::move(f));
+  }
+  return out;
+}
+
+namespace {
+constexpr const char* k_bold = "\033[1m";
+constexpr const char* k_cyan = "\033[36m";
+constexpr const char* k_red = "\033[31m";
+constexpr const char* k_green = "\033[32m";
+constexpr const char* k_reset = "\033[m";
+
+template <class F> std::string map_lines(const std::string& text, F&& colour_of) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view line(text.data() + start,
+                          (end == std::string::npos ? text.size() : end) - start);
+    if (const char* c = colour_of(line)) {
+      out.append(c).append(line).append(k_reset);
+    } else {
+      out.append(line);
+    }
+    if (end == std::string::npos) {
+      break;
+    }
+    out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+} // namespace
+
+std::string colorize_patch(const std::string& text) {
+  bool in_header = false;
+  return map_lines(text, [&](std::string_view line) -> const char* {
+    if (line.starts_with("diff --git ")) {
+      in_header = true;
+      return k_bold;
+    }
+    if (line.starts_with("@@")) {
+      in_header = false;
+      return k_cyan;
+    }
+    if (in_header) {
+      return k_bold;
+    }
+    if (line.starts_with("+")) {
+      return k_green;
+    }
+    if (line.starts_with("-")) {
+      return k_red;
+    }
+    return nullptr;
+  });
+}
+
+std::string colorize_stat(const std::string& stat) {
+  std::string out;
+  bool graph = false; // after the '|' of a file line: the +/- graph
+  for (char c : stat) {
+    if (c == '\n') {
+      graph = false;
+    } else if (c == '|') {
+      graph = true;
+    }
+    if (graph && (c == '+' || c == '-')) {
+      out.append(c == '+' ? k_green : k_red).push_back(c);
+      out.append(k_reset);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+} // namespace ws::gitbridge

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws::gitbridge {
+
+/// git's file modes, as in a tree.
+enum class GitMode : uint32_t {
+  None = 0,
+  File = 0100644,
+  Executable = 0100755,
+  Symlink = 0120000,
+};
+
+/// One side of a file: its git mode and bytes (a symlink's bytes are its target).
+struct BlobSide {
+  GitMode mode = GitMode::None; ///< None: nothing there
+  std::string content;
+  bool present() const { return mode != GitMode::None; }
+};
+
+/// One changed path: what stood there before (at `old_path`) and what stands now.
+struct FilePair {
+  std::string old_path; ///< == new_path unless renamed
+  std::string new_path;
+  BlobSide before;
+  BlobSide after;
+};
+
+/// Per-file numbers, as `git diff --numstat` / `--name-status` give them.
+struct FileStat {
+  char status = 'M'; ///< A M D R T
+  std::string old_path;
+  std::string path;
+  size_t added = 0;
+  size_t deleted = 0;
+  bool binary = false;
+};
+
+/// A git patch of a set of changed paths, built by libgit2 from two trees held in an
+/// in-memory object database (nothing is written to any repository), with renames
+/// detected, modes, symlinks and binary content (as `GIT binary patch`, so `git apply`
+/// reproduces it). No configuration, attributes, drivers or filters take part.
+struct Patch {
+  std::string text; ///< `git apply`-able; empty when nothing changed
+  std::string id;   ///< identity: 16 hex digits of XXH3-128 of `text`
+  std::string stat; ///< `git diff --stat` style, ends with the summary line
+  std::vector<FileStat> files;
+};
+
+/// Costs O(size of the changed files), never O(repository).
+Patch build_patch(const std::vector<FilePair>& pairs);
+
+/// `git diff`'s colours for a patch text (header bold, hunks cyan, - red, + green).
+std::string colorize_patch(const std::string& text);
+/// `--stat` colours: + green, - red.
+std::string colorize_stat(const std::string& stat);
+
+} // namespace ws::gitbridge

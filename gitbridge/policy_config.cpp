@@ -1,0 +1,187 @@
+// The person's transfer policy settings, read with libgit2's config API so that `[ws]` takes
+// git's syntax, includes and integer suffixes, and shows up in `git config --list`.
+#include "gitbridge/policy_config.hpp"
+
+#include "gitbridge/repository.hpp"
+
+#include <git2.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws::gitbridge {
+
+namespace {
+
+template <auto Free> struct CDeleter {
+  template <class T> void operator()(T* p) const noexcept { Free(p); }
+};
+using ConfigPtr = std::unique_ptr<git_config, CDeleter<git_config_free>>;
+using EntryPtr = std::unique_ptr<git_config_entry, CDeleter<git_config_entry_free>>;
+
+std::string last_error() {
+  const git_error* e = git_error_last(); // may be NULL in libgit2 1.5
+  return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+/// The files behind the levels we add, so an error can say which file to fix.
+struct Sources {
+  std::filesystem::path local;
+  std::filesystem::path global;
+
+  std::string file(git_config_level_t level) const {
+    const auto& p = level == GIT_CONFIG_LEVEL_LOCAL ? local : global;
+    return "'" + p.string() + "'";
+  }
+};
+
+void add_file(git_config* cfg, const std::filesystem::path& path, git_config_level_t level) {
+  // A missing file is fine (libgit2 treats it as empty); a broken one is not.
+  int rc = git_config_add_file_ondisk(cfg, path.c_str(), level, nullptr, 0);
+  if (rc < 0) {
+    throw GitError(rc, "cannot read git config '" + path.string() + "': " + last_error());
+  }
+}
+
+/// The winning entry for `key`, or null when no file sets it.
+EntryPtr find_entry(const git_config* cfg, const char* key) {
+  git_config_entry* raw = nullptr;
+  int rc = git_config_get_entry(&raw, cfg, key);
+  EntryPtr entry(raw);
+  if (rc == GIT_ENOTFOUND) {
+    return nullptr;
+  }
+  if (rc < 0) {
+    throw GitError(rc, std::string("cannot read ") + key + ": " + last_error());
+  }
+  return entry;
+}
+
+filters::PolicyConfig::Level read_level(const git_config* cfg, const Sources& sources) {
+  EntryPtr entry = find_entry(cfg, "ws.policy");
+  if (!entry) {
+    return filters::PolicyConfig::Level::Default;
+  }
+  std::string value = entry->value ? entry->value : "";
+  for (char& c : value) {
+    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  if (value == "default") {
+    return filters::PolicyConfig::Level::Default;
+  }
+  if (value == "strict") {
+    return filters::PolicyConfig::Level::Strict;
+  }
+  throw GitError(GIT_EINVALID, "invalid ws.policy '" +
+                                   std::string(entry->value ? entry->value : "") + "' in " +
+                                   sources.file(entry->level) + ": expected 'default' or 'strict'");
+}
+
+std::optional<uint64_t> read_max_file_size(const git_config* cfg, const Sources& sources) {
+  EntryPtr entry = find_entry(cfg, "ws.maxFileSize");
+  if (!entry) {
+    return std::nullopt;
+  }
+  const std::string what = "invalid ws.maxFileSize '" +
+                           std::string(entry->value ? entry->value : "") + "' in " +
+                           sources.file(entry->level);
+  if (!entry->value) {
+    throw GitError(GIT_EINVALID, what + ": expected a size such as 10m");
+  }
+  int64_t bytes = 0;
+  int rc = git_config_get_int64(&bytes, cfg, "ws.maxFileSize");
+  if (rc < 0) {
+    throw GitError(rc, what + ": " + last_error() + " (expected a size such as 10m)");
+  }
+  if (bytes < 0) {
+    throw GitError(GIT_EINVALID, what + ": must not be negative (0 means no limit)");
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
+struct Collect {
+  const char* key;
+  const Sources* sources;
+  std::vector<std::string>* out;
+  std::exception_ptr error; // no exception may cross libgit2's C frames
+};
+
+int collect(const git_config_entry* entry, void* payload) noexcept {
+  auto* c = static_cast<Collect*>(payload);
+  try {
+    if (!entry->value) {
+      throw GitError(GIT_EINVALID, std::string(c->key) + " in " + c->sources->file(entry->level) +
+                                       " has no value: expected a pattern such as 'build/'");
+    }
+    if (*entry->value == '\0') {
+      c->out->clear(); // git's convention: an empty value resets a list
+    } else {
+      c->out->emplace_back(entry->value);
+    }
+    return 0;
+  } catch (...) {
+    c->error = std::current_exception();
+    return GIT_EUSER;
+  }
+}
+
+std::vector<std::string> read_patterns(const git_config* cfg, const char* key,
+                                       const Sources& sources) {
+  std::vector<std::string> patterns;
+  Collect c{key, &sources, &patterns, nullptr};
+  // libgit2 visits the lowest-priority file first (user file, then the repository's), so a
+  // repository can reset what the person set for all repositories.
+  int rc = git_config_get_multivar_foreach(cfg, key, nullptr, collect, &c);
+  if (c.error) {
+    std::rethrow_exception(c.error);
+  }
+  if (rc < 0 && rc != GIT_ENOTFOUND) {
+    throw GitError(rc, std::string("cannot read ") + key + ": " + last_error());
+  }
+  return patterns;
+}
+
+} // namespace
+
+std::filesystem::path default_user_config_file() {
+  // XDG Base Directory: a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg && *xdg == '/') {
+    return std::filesystem::path(xdg) / "ws" / "config";
+  }
+  const char* home = std::getenv("HOME");
+  if (home && *home) {
+    return std::filesystem::path(home) / ".config" / "ws" / "config";
+  }
+  return {};
+}
+
+filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
+                                         const std::filesystem::path& user_config_file) {
+  Sources sources{real_git_dir / "config", user_config_file};
+  git_config* raw = nullptr;
+  if (int rc = git_config_new(&raw); rc < 0) {
+    throw GitError(rc, "cannot create a git config object: " + last_error());
+  }
+  ConfigPtr cfg(raw);
+  add_file(cfg.get(), sources.local, GIT_CONFIG_LEVEL_LOCAL);
+  if (!user_config_file.empty()) {
+    add_file(cfg.get(), sources.global, GIT_CONFIG_LEVEL_GLOBAL);
+  }
+
+  filters::PolicyConfig config;
+  config.level = read_level(cfg.get(), sources);
+  if (auto size = read_max_file_size(cfg.get(), sources)) {
+    config.max_file_size = *size;
+  }
+  config.withhold = read_patterns(cfg.get(), "ws.withhold", sources);
+  config.flag = read_patterns(cfg.get(), "ws.flag", sources);
+  return config;
+}
+
+} // namespace ws::gitbridge

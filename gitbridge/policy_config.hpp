@@ -1,0 +1,29 @@
+#pragma once
+
+#include "filters/policy.hpp"
+
+#include <filesystem>
+
+namespace ws::gitbridge {
+
+/// Where the person's own ws settings live: `$XDG_CONFIG_HOME/ws/config` when
+/// XDG_CONFIG_HOME is set to an absolute path, else `$HOME/.config/ws/config`; empty when
+/// neither variable says where home is.
+std::filesystem::path default_user_config_file();
+
+/// The transfer policy settings from the `[ws]` section of the real repository's config
+/// (`real_git_dir`/config, which wins) and of `user_config_file` (skipped when empty). Either
+/// file may be missing. Read with libgit2, so the syntax, includes and integer suffixes are
+/// git's. For a linked worktree pass the common git directory, where `config` lives.
+///
+/// - `ws.policy`: `default` or `strict`.
+/// - `ws.maxFileSize`: bytes, with git's `k`/`m`/`g` suffixes; 0 means no limit.
+/// - `ws.withhold`, `ws.flag`: patterns, collected from both files (the user file's first); an
+///   empty value drops those collected so far, as git does for `credential.helper`.
+///
+/// Needs a live LibGit2. Throws GitError naming the file and key for unreadable files, bad
+/// syntax and bad values.
+filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
+                                         const std::filesystem::path& user_config_file);
+
+} // namespace ws::gitbridge

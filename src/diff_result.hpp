@@ -1,0 +1,25 @@
+#pragma once
+
+#include "gitbridge/patch.hpp"
+#include "src/commands.hpp"
+#include "src/transfer_plan.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// The plan and patch for one set of diff/apply options (same inputs, same patch id).
+struct DiffResult {
+  StateSource source;
+  std::vector<PlannedChange> plan;
+  gitbridge::Patch patch;
+};
+
+DiffResult compute_diff(const Context& ctx, const Workspace& w,
+                        const std::vector<std::string>& paths,
+                        const std::vector<std::string>& include,
+                        std::optional<unsigned> checkpoint);
+
+} // namespace ws

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "fuse/unique_fd.hpp"
+#include "gitbridge/patch.hpp"
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// What one path of the real tree becomes.
+struct Landing {
+  std::string path;            ///< repository-relative
+  gitbridge::BlobSide content; ///< not present: the path is deleted
+  mode_t perm = 0644;          ///< permission bits for a file written
+};
+
+/// Lands a set of paths in the real tree all or nothing. `stage` writes every new version
+/// into a private staging directory at the top of the tree (where a full disk or a
+/// permission problem shows before anything changed); `commit` swaps them into place one
+/// rename at a time, keeping each replaced object, and on any failure puts every one back.
+/// Paths are walked without following symlinks, never leave the tree and never enter a
+/// `.git`. Not committed: the destructor removes what was staged.
+class RealTreeTransaction {
+public:
+  explicit RealTreeTransaction(const std::filesystem::path& root);
+  ~RealTreeTransaction();
+  RealTreeTransaction(const RealTreeTransaction&) = delete;
+  RealTreeTransaction& operator=(const RealTreeTransaction&) = delete;
+
+  /// Writes the new version aside (nothing in the tree changes yet). Throws Error.
+  void stage(const Landing& landing);
+  /// Puts every staged landing in place, or none. Throws Error (tree as it was).
+  void commit();
+
+private:
+  struct Staged {
+    Landing landing;
+    std::string temp; ///< name in the staging directory
+  };
+  struct Undo {
+    std::function<void()> action;
+  };
+  fuse::UniqueFd open_parent(const std::string& path, bool create, std::string& leaf);
+  void remove_staging() noexcept;
+  void rollback() noexcept;
+
+  std::filesystem::path m_root_path;
+  fuse::UniqueFd m_root;
+  std::string m_staging_name;
+  fuse::UniqueFd m_staging;
+  std::vector<Staged> m_staged;
+  std::vector<Undo> m_undo;
+  unsigned m_counter = 0;
+  bool m_committed = false;
+};
+
+/// Throws Error unless `path` is a plain relative path that stays inside the tree and has
+/// no `.git` component (any case).
+void check_landing_path(const std::string& path);
+
+} // namespace ws

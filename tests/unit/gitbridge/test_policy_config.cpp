@@ -1,0 +1,204 @@
+// The [ws] settings, read from real config files on disk with libgit2.
+#include "gitbridge/policy_config.hpp"
+#include "gitbridge/repository.hpp"
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+
+using ws::filters::PolicyConfig;
+using ws::gitbridge::load_policy_config;
+
+namespace {
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+/// Sets (or unsets) an environment variable for one test, and puts it back.
+class EnvVar {
+public:
+  EnvVar(const char* name, const char* value) : m_name(name) {
+    if (const char* old = std::getenv(name)) {
+      m_old = old;
+    }
+    value ? ::setenv(name, value, 1) : ::unsetenv(name);
+  }
+  ~EnvVar() { m_old ? ::setenv(m_name, m_old->c_str(), 1) : ::unsetenv(m_name); }
+  EnvVar(const EnvVar&) = delete;
+  EnvVar& operator=(const EnvVar&) = delete;
+
+private:
+  const char* m_name;
+  std::optional<std::string> m_old;
+};
+
+/// The message of what `fn` throws as GitError, or "" when it does not throw.
+template <class Fn> std::string git_error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ws::gitbridge::GitError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("gitbridge::load_policy_config defaults when no file exists") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  PolicyConfig c = load_policy_config(dir.path() / "git", dir.path() / "user" / "config");
+  CHECK(c.level == PolicyConfig::Level::Default);
+  CHECK(c.max_file_size == 10ull * 1024 * 1024);
+  CHECK(c.withhold.empty());
+  CHECK(c.flag.empty());
+  // An empty user file name means: only the repository's config.
+  CHECK(load_policy_config(dir.path() / "git", {}).level == PolicyConfig::Level::Default);
+}
+
+TEST_CASE("gitbridge::load_policy_config reads both files and the repository wins") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  const auto git_dir = dir.path() / "repo" / ".git";
+  const auto user = dir.path() / "xdg" / "ws" / "config";
+  write_file(git_dir / "config", "[core]\n\tbare = false\n"
+                                 "[ws]\n"
+                                 "\tpolicy = strict\n"
+                                 "\tmaxFileSize = 5m\n"
+                                 "\twithhold = *.log\n"
+                                 "\twithhold = /tmp/\n"
+                                 "\tflag = scripts/\n");
+  write_file(user, "[ws]\n"
+                   "\tpolicy = default\n"
+                   "\tmaxFileSize = 1k\n"
+                   "\twithhold = *.bak\n"
+                   "\tflag = ci/\n");
+  PolicyConfig c = load_policy_config(git_dir, user);
+  CHECK(c.level == PolicyConfig::Level::Strict);
+  CHECK(c.max_file_size == 5ull * 1024 * 1024);
+  CHECK(c.withhold == std::vector<std::string>{"*.bak", "*.log", "/tmp/"});
+  CHECK(c.flag == std::vector<std::string>{"ci/", "scripts/"});
+
+  // Only the user file sets them: its values hold.
+  write_file(git_dir / "config", "[core]\n\tbare = false\n");
+  c = load_policy_config(git_dir, user);
+  CHECK(c.level == PolicyConfig::Level::Default);
+  CHECK(c.max_file_size == 1024);
+  CHECK(c.withhold == std::vector<std::string>{"*.bak"});
+}
+
+TEST_CASE("gitbridge::load_policy_config takes git's spelling") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  const auto git_dir = dir.path() / "git";
+  write_file(git_dir / "config", "[WS]\n  Policy = STRICT\n  MAXFILESIZE = 1g\n"
+                                 "  Withhold = \"with space/\"\n");
+  PolicyConfig c = load_policy_config(git_dir, {});
+  CHECK(c.level == PolicyConfig::Level::Strict);
+  CHECK(c.max_file_size == 1024ull * 1024 * 1024);
+  CHECK(c.withhold == std::vector<std::string>{"with space/"});
+
+  write_file(git_dir / "config", "[ws]\n  maxFileSize = 0\n");
+  CHECK(load_policy_config(git_dir, {}).max_file_size == 0);
+}
+
+TEST_CASE("gitbridge::load_policy_config reads what git config wrote") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  auto r = ws::test::sh("git init -q repo && cd repo && git config ws.policy strict && "
+                        "git config ws.maxFileSize 2m && git config --add ws.withhold '*.tmp' && "
+                        "git config --add ws.withhold 'out/' && git config --add ws.flag tools/",
+                        dir.path());
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  PolicyConfig c = load_policy_config(dir.path() / "repo" / ".git", {});
+  CHECK(c.level == PolicyConfig::Level::Strict);
+  CHECK(c.max_file_size == 2ull * 1024 * 1024);
+  CHECK(c.withhold == std::vector<std::string>{"*.tmp", "out/"});
+  CHECK(c.flag == std::vector<std::string>{"tools/"});
+}
+
+TEST_CASE("gitbridge::load_policy_config empty value resets a pattern list") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  const auto git_dir = dir.path() / "git";
+  const auto user = dir.path() / "user";
+  write_file(user, "[ws]\n\twithhold = *.bak\n\tflag = ci/\n");
+  write_file(git_dir / "config", "[ws]\n\twithhold =\n\twithhold = *.log\n");
+  PolicyConfig c = load_policy_config(git_dir, user);
+  CHECK(c.withhold == std::vector<std::string>{"*.log"});
+  CHECK(c.flag == std::vector<std::string>{"ci/"});
+}
+
+TEST_CASE("gitbridge::load_policy_config rejects bad values naming file and key") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  const auto git_dir = dir.path() / "git";
+  const auto user = dir.path() / "user";
+  const std::string local_file = (git_dir / "config").string();
+
+  SUBCASE("unknown policy") {
+    write_file(git_dir / "config", "[ws]\n\tpolicy = lenient\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("invalid ws.policy 'lenient'") != std::string::npos);
+    CHECK(msg.find(local_file) != std::string::npos);
+    CHECK(msg.find("expected 'default' or 'strict'") != std::string::npos);
+  }
+  SUBCASE("unknown policy in the user file") {
+    write_file(user, "[ws]\n\tpolicy = paranoid\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("'paranoid'") != std::string::npos);
+    CHECK(msg.find(user.string()) != std::string::npos);
+  }
+  SUBCASE("policy without a value") {
+    write_file(git_dir / "config", "[ws]\n\tpolicy\n");
+    CHECK(git_error_of([&] { load_policy_config(git_dir, user); }).find("invalid ws.policy") !=
+          std::string::npos);
+  }
+  SUBCASE("size that is not a number") {
+    write_file(git_dir / "config", "[ws]\n\tmaxFileSize = huge\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("invalid ws.maxFileSize 'huge'") != std::string::npos);
+    CHECK(msg.find(local_file) != std::string::npos);
+  }
+  SUBCASE("negative size") {
+    write_file(user, "[ws]\n\tmaxFileSize = -1\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("must not be negative") != std::string::npos);
+    CHECK(msg.find(user.string()) != std::string::npos);
+  }
+  SUBCASE("pattern without a value") {
+    write_file(user, "[ws]\n\tflag\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("ws.flag") != std::string::npos);
+    CHECK(msg.find("has no value") != std::string::npos);
+  }
+  SUBCASE("broken syntax") {
+    write_file(git_dir / "config", "[ws\n\tpolicy = strict\n");
+    std::string msg = git_error_of([&] { load_policy_config(git_dir, user); });
+    CHECK(msg.find("cannot read git config '" + local_file + "'") != std::string::npos);
+  }
+}
+
+TEST_CASE("gitbridge::default_user_config_file follows XDG then HOME") {
+  EnvVar home("HOME", "/home/someone");
+  {
+    EnvVar xdg("XDG_CONFIG_HOME", "/xdg");
+    CHECK(ws::gitbridge::default_user_config_file() == "/xdg/ws/config");
+  }
+  {
+    EnvVar xdg("XDG_CONFIG_HOME", "relative/is/ignored");
+    CHECK(ws::gitbridge::default_user_config_file() == "/home/someone/.config/ws/config");
+  }
+  {
+    EnvVar xdg("XDG_CONFIG_HOME", nullptr);
+    CHECK(ws::gitbridge::default_user_config_file() == "/home/someone/.config/ws/config");
+    EnvVar no_home("HOME", nullptr);
+    CHECK(ws::gitbridge::default_user_config_file().empty());
+  }
+}
