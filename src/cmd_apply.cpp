@@ -32,6 +32,7 @@ struct Outcome {
   std::string conflict; ///< why, for a person
   std::vector<gitbridge::ConflictHunk> hunks;
   std::string markers; ///< merged text with conflict markers (text conflicts)
+  BlobSide agents;     ///< the workspace's version this outcome was computed from
 };
 
 bool same(const BlobSide& a, const BlobSide& b) {
@@ -148,6 +149,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
   }
   case fuse::ChangeKind::Renamed: {
     BlobSide agents = reader.view(c.path);
+    out.agents = agents;
     auto source = reader.real(c.from);
     auto target = reader.real(c.path);
     if (target.exists && !same(target.side, agents)) {
@@ -180,6 +182,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
   }
   default: {
     BlobSide agents = reader.view(c.path);
+    out.agents = agents;
     auto real = reader.real(c.path);
     land_content(out, c.path, base, exact, agents, real, c.path);
     return out;
@@ -237,8 +240,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (outcomes.empty()) {
-    std::string report = verdict_report(r.plan, color, "");
-    std::fputs(report.c_str(), stderr);
+    std::fputs(verdict_report(r.plan, color, "").c_str(), stderr);
     std::printf("nothing to apply\n");
     return 0;
   }
@@ -299,15 +301,27 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   size_t applied = 0;
   for (const auto& out : outcomes) {
     const fuse::Change& c = out.change->change;
-    const char* how = out.how == Outcome::How::Merged         ? "  (merged with your edits)"
-                      : out.how == Outcome::How::Conflict     ? "  (CONFLICT markers written)"
+    const char* how = out.how == Outcome::How::Merged     ? "  (merged with your edits)"
+                      : out.how == Outcome::How::Conflict ? "  (CONFLICT markers written)"
                       : out.how == Outcome::How::AlreadyThere ? "  (already so)"
                                                               : "";
     std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
-    if (out.how != Outcome::How::Conflict) {
-      ++applied;
+    if (out.how == Outcome::How::Conflict) {
+      continue;
+    }
+    ++applied;
+    // The agent may have written again since the plan was made: only what still is what
+    // landed leaves the workspace, a newer version stays a change.
+    bool deleted = c.kind == fuse::ChangeKind::Deleted;
+    bool unchanged = false;
+    try {
+      unchanged = !deleted && same(reader.view(c.path), out.agents);
+    } catch (const std::exception&) {
+      unchanged = deleted; // nothing in the workspace at that path: still deleted
+    }
+    if (unchanged) {
       landed.push_back(c.path);
-      if (!c.from.empty() && c.kind == fuse::ChangeKind::Renamed) {
+      if (c.kind == fuse::ChangeKind::Renamed) {
         landed.push_back(c.from);
       }
     }
@@ -323,6 +337,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   std::string report = verdict_report(r.plan, color, "");
+  std::fflush(stdout);
   std::fputs(report.c_str(), stderr);
   std::printf("applied %zu change%s%s\n", applied, applied == 1 ? "" : "s",
               o.index ? " and staged them" : "");

@@ -1,10 +1,14 @@
-// ws status: what changed in the view, like `git status --short`.
-#include "fuse/changes.hpp"
+// ws status: what changed in the view, like `git status --short`, with the transfer verdict
+// of every path that would not simply transfer.
 #include "src/commands.hpp"
 #include "src/error.hpp"
+#include "src/pager.hpp"
 #include "src/text.hpp"
+#include "src/transfer_plan.hpp"
+#include "src/transfer_report.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -23,11 +27,12 @@ int cmd_status(const Context& ctx, bool json) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
-  std::vector<fuse::Change> changes = fuse::compute_changes(w.repo, w.layout);
+  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   if (json) {
     std::printf("[");
     bool first = true;
-    for (const auto& c : changes) {
+    for (const auto& p : plan) {
+      const fuse::Change& c = p.change;
       std::printf("%s\n  {\"status\": \"%c\", \"path\": %s", first ? "" : ",",
                   static_cast<char>(c.kind), json_string(c.path).c_str());
       if (!c.from.empty()) {
@@ -40,18 +45,30 @@ int cmd_status(const Context& ctx, bool json) {
       if (c.base) {
         std::printf(", \"base_mode\": \"%s\"", mode_string(c.base->mode).c_str());
       }
+      std::string verdict = filters::verdict_name(p.decision.verdict);
+      for (auto& ch : verdict) {
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
+      std::printf(", \"verdict\": \"%s\"", verdict.c_str());
+      if (!p.decision.reason.empty()) {
+        std::printf(", \"reason\": %s", json_string(p.decision.reason).c_str());
+      }
       std::printf("}");
       first = false;
     }
     std::printf("%s]\n", first ? "" : "\n");
     return 0;
   }
-  for (const auto& c : changes) {
-    if (c.kind == fuse::ChangeKind::Renamed) {
-      std::printf("R %s -> %s\n", quote_path(c.from).c_str(), quote_path(c.path).c_str());
-    } else {
-      std::printf("%c %s\n", static_cast<char>(c.kind), quote_path(c.path).c_str());
+  bool color = use_color("auto", STDOUT_FILENO);
+  for (const auto& p : plan) {
+    std::string line = std::string(1, status_letter(p.change)) + " " + display_path(p.change);
+    if (p.decision.verdict != filters::Verdict::Transfer) {
+      const char* colour = p.decision.verdict == filters::Verdict::Flagged ? "\033[33m" : "\033[31m";
+      line += std::string("  ") + (color ? colour : "") + "(" +
+              filters::verdict_name(p.decision.verdict) + ": " + shown_reason(p.decision) + ")" +
+              (color ? "\033[m" : "");
     }
+    std::printf("%s\n", line.c_str());
   }
   return 0;
 }

@@ -190,9 +190,12 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       f.symlink_target = ContentReader(w, source).view(c.path).content;
       f.symlink_through_symlink = probe.target_through_symlink(c.path, f.symlink_target);
     }
+    // The index (megabytes on a large repository) is read only when an answer needs it:
+    // ignore rules apply to untracked paths only, and a gitlink stands where the real tree
+    // has a directory.
     f.ignored = repo.ignored(c.path);
-    f.tracked = repo.tracked(c.path);
-    f.gitlink = repo.gitlink(c.path);
+    f.tracked = c.kind == fuse::ChangeKind::Modified && !f.ignored;
+    f.gitlink = c.base && S_ISDIR(c.base->mode) && repo.gitlink(c.path);
     f.inside_nested_repo = probe.ancestor_holds(c.path, ".git") ||
                            (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");

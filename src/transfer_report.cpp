@@ -15,6 +15,14 @@ std::string display_path(const fuse::Change& c) {
   return quote_path(c.path);
 }
 
+std::string shown_reason(const filters::Decision& d) {
+  constexpr std::string_view prefix = "never transferred: "; // the verdict says it already
+  if (d.verdict == filters::Verdict::Blocked && d.reason.starts_with(prefix)) {
+    return d.reason.substr(prefix.size());
+  }
+  return d.reason;
+}
+
 namespace {
 constexpr const char* k_yellow = "\033[33m";
 constexpr const char* k_red = "\033[1;31m";
@@ -35,7 +43,7 @@ void section(std::string& out, const std::vector<const PlannedChange*>& items,
     std::string shown = display_path(p->change);
     out += prefix + "  " + status_letter(p->change) + "  " + shown;
     out += std::string(shown.size() < width ? width - shown.size() : 0, ' ');
-    out += "  " + p->decision.reason + "\n";
+    out += "  " + shown_reason(p->decision) + "\n";
   }
 }
 } // namespace

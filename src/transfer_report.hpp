@@ -12,6 +12,9 @@ char status_letter(const fuse::Change& c);
 /// "old -> new" for a rename, else the path; quoted as git quotes paths.
 std::string display_path(const fuse::Change& c);
 
+/// The decision's reason as shown next to its verdict ("BLOCKED: inside .git/ ...").
+std::string shown_reason(const filters::Decision& d);
+
 /// The lines a person must see next to a patch: what is flagged (in the patch, read it
 /// closely), withheld (not in it; how to take it) and blocked (never). Every path is listed,
 /// deletions included; empty when there is nothing to say. Each line starts with `prefix`
