@@ -54,7 +54,7 @@ public:
       classify_upper(path, obj);
     }
     for (auto& [path, meta] : m_records) {
-      if (meta.whiteout || meta.opaque) {
+      if ((meta.whiteout || meta.opaque) && !created_by_agent(path)) {
         collect_hidden_lower(path);
       }
     }
@@ -152,9 +152,29 @@ private:
     return hash_fd(fd.get(), path);
   }
 
+  /// The agent created `path` or a directory above it where the real tree had nothing
+  /// (an empty base): whatever the real tree holds there now appeared later, and is not
+  /// what the agent changed.
+  bool created_by_agent(const std::string& path) const {
+    for (std::string p = path;;) {
+      const PathMeta* rec = record(p);
+      if (rec && rec->base) {
+        return rec->base->mode == 0;
+      }
+      size_t slash = p.rfind('/');
+      if (slash == std::string::npos) {
+        return false;
+      }
+      p.resize(slash);
+    }
+  }
+
   void classify_upper(const std::string& path, const UpperObject& obj) {
     const PathMeta* rec = record(path);
     std::optional<Identity> base = rec && rec->base ? rec->base : lower_identity(path);
+    if (created_by_agent(path)) {
+      base.reset();
+    }
     Change c;
     c.path = path;
     c.mode = obj.st.st_mode;

@@ -3,6 +3,7 @@
 #include "fuse/meta_store.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,7 +25,22 @@ CREATE TABLE IF NOT EXISTS journal(
   detail TEXT
 );
 CREATE INDEX IF NOT EXISTS journal_time ON journal(time_ns);
+CREATE TABLE IF NOT EXISTS sessions(
+  pidns INTEGER PRIMARY KEY,
+  session TEXT NOT NULL,
+  command TEXT,
+  pid INTEGER,
+  started_ns INTEGER
+);
 )";
+
+/// Journals made before sessions existed lack the pidns column.
+void upgrade(Db& db) {
+  Stmt st(db, "SELECT count(*) FROM pragma_table_info('journal') WHERE name = 'pidns'");
+  if (st.step() && st.int64(0) == 0) {
+    db.exec("ALTER TABLE journal ADD COLUMN pidns INTEGER");
+  }
+}
 constexpr size_t k_batch_max = 1000;
 constexpr auto k_flush_interval = std::chrono::milliseconds(100);
 } // namespace
@@ -67,6 +83,7 @@ std::string RangeSet::str() const {
 JournalWriter::JournalWriter(const std::filesystem::path& db_file)
     : m_db(db_file, Db::Mode::ReadWrite) {
   m_db.exec(k_schema);
+  upgrade(m_db);
   m_thread = std::thread([this] { run(); });
 }
 
@@ -129,8 +146,8 @@ void JournalWriter::run() {
 
 void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
   Transaction tx(m_db);
-  Stmt st(m_db, "INSERT INTO journal(time_ns, op, path, path2, pid, uid, comm, detail)"
-                " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
+  Stmt st(m_db, "INSERT INTO journal(time_ns, op, path, path2, pid, uid, comm, detail, pidns)"
+                " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
   for (auto& e : batch) {
     st.bind(1, e.time_ns).bind_text(2, e.op).bind_blob(3, e.path);
     if (e.path2.empty()) {
@@ -144,6 +161,11 @@ void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
     } else {
       st.bind_text(8, e.detail);
     }
+    if (e.pidns == 0) {
+      st.bind_null(9);
+    } else {
+      st.bind(9, static_cast<int64_t>(e.pidns));
+    }
     st.run();
   }
   tx.commit();
@@ -156,8 +178,17 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
     return out;
   }
   Db db(db_file, Db::Mode::ReadOnly);
-  std::string sql = "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail FROM journal "
-                    "WHERE time_ns >= ?1";
+  bool sessions = false;
+  {
+    Stmt st(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'");
+    sessions = st.step() && st.int64(0) > 0;
+  }
+  std::string sql =
+      sessions ? "SELECT j.id, j.time_ns, j.op, j.path, j.path2, j.pid, j.uid, j.comm, j.detail, "
+                 "j.pidns, s.session FROM journal j LEFT JOIN sessions s ON s.pidns = j.pidns "
+                 "WHERE j.time_ns >= ?1"
+               : "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail, NULL, NULL "
+                 "FROM journal WHERE time_ns >= ?1";
   // By time, not by id: a write entry is committed when its coalescing ends but carries
   // the time it began.
   if (query.limit) {
@@ -182,6 +213,11 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
     e.uid = static_cast<uint32_t>(st.int64(6));
     e.comm = st.text(7);
     e.detail = st.text(8);
+    e.pidns = static_cast<uint64_t>(st.int64(9));
+    e.session = st.text(10);
+    if (query.session && e.session != *query.session) {
+      continue;
+    }
     if (query.path && !path_within(e.path, *query.path) &&
         !(e.path2.size() && path_within(e.path2, *query.path))) {
       continue;
@@ -191,17 +227,17 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
   return out;
 }
 
-std::string ProcessNames::name(pid_t pid) {
+ProcessInfo ProcessNames::info(pid_t pid) {
   int64_t now = now_ns();
   {
     std::lock_guard lock(m_mutex);
     auto it = m_cache.find(pid);
-    // Pids are reused; a name older than 2 s is read again.
+    // Pids are reused; what is older than 2 s is read again.
     if (it != m_cache.end() && now - it->second.read_at_ns < 2'000'000'000) {
-      return it->second.name;
+      return it->second.info;
     }
   }
-  std::string name = "?";
+  ProcessInfo info{"?", 0};
   if (pid > 0) {
     char file[64];
     std::snprintf(file, sizeof file, "/proc/%d/comm", static_cast<int>(pid));
@@ -211,19 +247,36 @@ std::string ProcessNames::name(pid_t pid) {
       ssize_t n = ::read(fd, buf, sizeof buf);
       ::close(fd);
       if (n > 0) {
-        name.assign(buf, static_cast<size_t>(n));
-        while (!name.empty() && name.back() == '\n') {
-          name.pop_back();
+        info.comm.assign(buf, static_cast<size_t>(n));
+        while (!info.comm.empty() && info.comm.back() == '\n') {
+          info.comm.pop_back();
         }
       }
+    }
+    // The namespace link's inode number, as stat() of /proc/PID/ns/pid gives it.
+    std::snprintf(file, sizeof file, "/proc/%d/ns/pid", static_cast<int>(pid));
+    struct stat st {};
+    if (::stat(file, &st) == 0) {
+      info.pidns = st.st_ino;
     }
   }
   std::lock_guard lock(m_mutex);
   if (m_cache.size() > 4096) {
     m_cache.clear();
   }
-  m_cache.insert_or_assign(pid, Cached{name, now});
-  return name;
+  m_cache.insert_or_assign(pid, Cached{info, now});
+  return info;
+}
+
+void register_session(const std::filesystem::path& db_file, uint64_t pidns,
+                      const std::string& session, const std::string& command, pid_t pid) {
+  Db db(db_file, Db::Mode::ReadWrite);
+  db.exec(k_schema);
+  Stmt st(db, "INSERT OR REPLACE INTO sessions(pidns, session, command, pid, started_ns)"
+              " VALUES(?1,?2,?3,?4,?5)");
+  st.bind(1, static_cast<int64_t>(pidns)).bind_text(2, session).bind_text(3, command);
+  st.bind(4, static_cast<int64_t>(pid)).bind(5, now_ns());
+  st.run();
 }
 
 } // namespace ws::fuse

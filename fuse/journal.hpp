@@ -27,7 +27,16 @@ struct JournalEntry {
   uint32_t uid = 0;
   std::string comm;   ///< the process's command name (/proc/PID/comm)
   std::string detail; ///< writes: coalesced byte ranges "0-4096,8192-8200" (half-open)
+  /// Inode of the writer's pid namespace: every `ws run` session has its own, so this says
+  /// which session wrote, and a process cannot forge it. 0 when unknown.
+  uint64_t pidns = 0;
+  std::string session; ///< read back: the `ws run` session of `pidns` (empty outside one)
 };
+
+/// Records that `ws run` session `session` runs in pid namespace `pidns` (its processes'
+/// journal entries name it from then on, also those written before this call).
+void register_session(const std::filesystem::path& db_file, uint64_t pidns,
+                      const std::string& session, const std::string& command, pid_t pid);
 
 /// Coalesces written byte ranges of one open file: [start, end) intervals, merged when
 /// they touch or overlap.
@@ -74,22 +83,31 @@ private:
 
 struct JournalQuery {
   std::optional<int64_t> since_ns;
-  std::optional<std::string> path; ///< this path or anything below it (either path of a rename)
-  std::optional<size_t> limit;     ///< the newest N
+  std::optional<std::string> path;    ///< this path or anything below it (either path of a rename)
+  std::optional<size_t> limit;        ///< the newest N
+  std::optional<std::string> session; ///< only this `ws run` session's entries
 };
 
 /// Reads the journal, oldest first. A missing journal reads as empty.
 std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
                                        const JournalQuery& query);
 
-/// Caches pid -> command name; a /proc read costs ~10 us, a write request far less.
+/// What the journal says about a process: its command name and pid namespace.
+struct ProcessInfo {
+  std::string comm;
+  uint64_t pidns = 0;
+};
+
+/// Caches pid -> command name and pid namespace; a /proc read costs ~10 us, a write
+/// request far less.
 class ProcessNames {
 public:
-  std::string name(pid_t pid);
+  std::string name(pid_t pid) { return info(pid).comm; }
+  ProcessInfo info(pid_t pid);
 
 private:
   struct Cached {
-    std::string name;
+    ProcessInfo info;
     int64_t read_at_ns;
   };
   std::mutex m_mutex;

@@ -139,6 +139,9 @@ void MetaStore::put(std::string_view path, const PathMeta& meta) {
     }
     return;
   }
+  if (auto it = m_paths.find(path); it != m_paths.end() && it->second == meta) {
+    return; // unchanged: no write (which also lets the agent delete files on a full disk)
+  }
   write_row(path, meta);
   m_paths.insert_or_assign(std::string(path), meta);
 }
@@ -223,6 +226,37 @@ void MetaStore::erase_below(std::string_view dir) {
     }
   }
   tx.commit();
+}
+
+void MetaStore::replace_subtree(std::string_view prefix,
+                                const std::vector<std::pair<std::string, PathMeta>>& records) {
+  auto old = subtree(prefix);
+  std::lock_guard lock(m_mutex);
+  {
+    Transaction tx(m_db);
+    if (prefix.empty()) {
+      Stmt(m_db, "DELETE FROM paths").run();
+    } else {
+      for (auto& [path, meta] : old) {
+        delete_row(path);
+      }
+    }
+    for (auto& [path, meta] : records) {
+      if (!meta.empty()) {
+        write_row(path, meta);
+      }
+    }
+    tx.commit();
+  }
+  // Memory follows only once the database has committed: a failed commit changes neither.
+  for (auto& [path, meta] : old) {
+    m_paths.erase(path);
+  }
+  for (auto& [path, meta] : records) {
+    if (!meta.empty()) {
+      m_paths.insert_or_assign(path, meta);
+    }
+  }
 }
 
 std::optional<std::string> MetaStore::info(std::string_view key) const {

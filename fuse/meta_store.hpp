@@ -14,7 +14,8 @@
 
 namespace ws::fuse {
 
-/// What a lower (real-tree) object looked like when the agent first touched it.
+/// What a lower (real-tree) object looked like when the agent first touched it. mode 0:
+/// nothing stood there (the agent created the path).
 struct Identity {
   uint64_t ino = 0;
   uint64_t size = 0;
@@ -60,6 +61,11 @@ public:
   void move_subtree(std::string_view from, std::string_view to);
   /// Erases every record strictly below `dir`.
   void erase_below(std::string_view dir);
+  /// Replaces every record at `prefix` or below it ("" is all of them; the info table
+  /// stays) with `records`, which must lie there too. One transaction: a reset or a
+  /// restore never leaves half of the old records with half of the new.
+  void replace_subtree(std::string_view prefix,
+                       const std::vector<std::pair<std::string, PathMeta>>& records);
 
   /// Small key/value facts about the workspace (repository path, name, format).
   std::optional<std::string> info(std::string_view key) const;

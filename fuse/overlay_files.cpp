@@ -80,6 +80,7 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   set_owner(pu, n.c_str(), c, parent);
   fh->on_upper = true;
   fh->path = path;
+  note_created_locked(parent, path);
   record(c, "create", path);
   return {attach_entry_locked(parent, name, path), std::move(fh)};
 }

@@ -33,6 +33,8 @@ struct Caller {
 };
 
 struct DirEntry;
+class StateEditor;
+struct StateDirs;
 
 /// One object of the view as the kernel knows it (a FUSE nodeid is a Node*).
 ///
@@ -48,7 +50,8 @@ struct DirEntry;
 ///   2. Node::mutex, descendant before ancestor: serialises copy-up of this node.
 ///   3. OverlayFs::m_table (mutex): nlookup, children maps, node lifetime.
 /// The fd fields are atomics set once or retired, never closed while the node lives, so
-/// readers need no lock.
+/// readers need no lock. (A state edit, under the exclusive m_tree, may swap a directory's
+/// upper_fd or lower_fd; the old fd is retired like any other.)
 struct Node {
   Node* parent = nullptr; ///< m_tree
   std::string name;       ///< m_tree
@@ -211,6 +214,20 @@ public:
   void removexattr(const Caller& c, Node* n, const char* name);
   struct statvfs statfs();
 
+  // the workspace's state under a live view: reset, checkpoints (overlay_state.cpp)
+  /// Copies upper/ and meta.db into the new directory `dest` (a checkpoint), consistent: no
+  /// operation runs meanwhile, and pending writes are journaled first.
+  void snapshot_state(const std::filesystem::path& dest);
+  /// Makes `paths` show the real tree again (StateEditor::drop) and the kernel forget what
+  /// it cached there; the agent's open files keep working. With `save_to`, snapshots the
+  /// state there first under the same lock, so it holds exactly what was dropped.
+  void drop_paths(const Caller& c, const std::vector<std::string>& paths,
+                  const std::filesystem::path& save_to);
+  void drop_all(const Caller& c, const std::filesystem::path& save_to);
+  /// Replaces the state with the checkpoint in `checkpoint` (snapshotting to `save_to`).
+  void restore_state(const Caller& c, const std::filesystem::path& checkpoint,
+                     const std::filesystem::path& save_to);
+
   JournalWriter& journal() { return m_journal; }
   MetaStore& meta() { return m_meta; }
 
@@ -255,6 +272,9 @@ private:
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
   void touch_parent_locked(Node* parent);
+  /// Records that the agent created `path` where the real tree had nothing (an empty base),
+  /// in a directory merging the real one (needs m_tree held).
+  void note_created_locked(Node* parent, const std::string& path);
 
   // copy-up (overlay_copyup.cpp); callers hold m_tree
   void copy_up(Node* n);
@@ -264,8 +284,7 @@ private:
   void copy_tree_locked(int lower_dir, int upper_dir, const std::string& path);
   /// Saves a real regular file's content in bases/ (it is about to be replaced in the view)
   /// and returns `id` with its hash; unchanged if too large or no longer that file.
-  Identity save_base(int lower_dir, const std::string& name, const std::string& path,
-                     Identity id);
+  Identity save_base(int lower_dir, const std::string& name, const std::string& path, Identity id);
   Identity copy_object(int lower_fd, const struct stat& st, int upper_parent,
                        const std::string& name, const std::string& path);
   void refresh_after_tree_copy(Node* dir);
@@ -276,9 +295,24 @@ private:
   void unwatch_locked(Node* dir); // needs m_table
   void on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow);
 
+  // state edits under a live view (overlay_state.cpp)
+  struct StateVisit;
+  struct Invalidations;
+  StateDirs state_dirs();
+  /// Runs `edit` under the exclusive m_tree, then brings the kernel-visible nodes whose
+  /// path is within (or an ancestor of) a path of `scope` in line with the new state, and
+  /// invalidates the kernel's caches outside every lock.
+  void edit_state(const std::vector<std::string>& scope, const std::filesystem::path& save_to,
+                  const std::function<void(StateEditor&)>& edit);
+  void collect_visits_locked(const std::vector<std::string>& scope,
+                             std::vector<StateVisit>& visits);
+  void revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out);
+  /// Gives a directory that stays a directory the fds of what `found` says it is now.
+  bool refresh_dir_locked(Node* dir, Found& found);
+
   /// Queues a journal entry; `time_ns` 0 means now, an empty `comm` means the caller's now.
   void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
-              std::string detail = {}, int64_t time_ns = 0, std::string comm = {});
+              std::string detail = {}, int64_t time_ns = 0, ProcessInfo proc = {});
 
   std::filesystem::path m_lower_dir;
   WorkspaceLayout m_layout;
@@ -307,7 +341,7 @@ private:
   /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
   struct PendingWrite {
     Caller writer;
-    std::string comm; ///< read at the first write: the process may be gone when journaled
+    ProcessInfo proc; ///< read at the first write: the process may be gone when journaled
     std::string path;
     RangeSet ranges;
     int64_t since_ns = 0;

@@ -359,7 +359,7 @@ void OverlayFs::detach_child(Node* parent, std::string_view name) {
 }
 
 void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
-                       std::string detail, int64_t time_ns, std::string comm) {
+                       std::string detail, int64_t time_ns, ProcessInfo proc) {
   JournalEntry e;
   e.time_ns = time_ns ? time_ns : now_ns();
   e.op = op;
@@ -367,7 +367,11 @@ void OverlayFs::record(const Caller& c, const char* op, std::string path, std::s
   e.path2 = std::move(path2);
   e.pid = c.pid;
   e.uid = c.uid;
-  e.comm = comm.empty() ? m_process_names.name(c.pid) : std::move(comm);
+  if (proc.comm.empty()) {
+    proc = m_process_names.info(c.pid);
+  }
+  e.comm = std::move(proc.comm);
+  e.pidns = proc.pidns;
   e.detail = std::move(detail);
   m_journal.record(std::move(e));
 }

@@ -79,6 +79,19 @@ bool OverlayFs::is_empty_view_dir(const Found& f, const std::string& path) {
   return !(f.lower && has_entries(f.lower.get(), true));
 }
 
+void OverlayFs::note_created_locked(Node* parent, const std::string& path) {
+  if (parent->lower_fd.load() < 0) {
+    return; // inside the agent's own directory: its record already says so
+  }
+  PathMeta meta = m_meta.get(path).value_or(PathMeta{});
+  if (!meta.base) {
+    // Remember that nothing stood here: a file the person creates at this path later is
+    // theirs, and `ws apply` must see both added, not an edit of theirs.
+    meta.base = Identity{};
+    m_meta.put(path, meta);
+  }
+}
+
 void OverlayFs::touch_parent_locked(Node* parent) {
   // Deleting a real-tree entry only records a whiteout; the directory must still look
   // changed, as on ext4: copy it up and move its times (overlayfs does the same).
@@ -118,6 +131,9 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
     // or that stood here before (deleted, then created again).
     PathMeta meta = m_meta.get(path).value_or(PathMeta{});
     meta.opaque = true;
+    if (!meta.base) {
+      meta.base = Identity{}; // nothing stood here: what the real tree gets here later is not ours
+    }
     m_meta.put(path, meta);
   }
   record(c, "mkdir", path);
@@ -141,6 +157,7 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
     throw_errno("mknod", path);
   }
   set_owner(pu, n.c_str(), c, parent);
+  note_created_locked(parent, path);
   record(c, S_ISFIFO(mode) ? "mkfifo" : (S_ISSOCK(mode) ? "mksock" : "create"), path);
   return attach_entry_locked(parent, name, path);
 }
@@ -159,6 +176,7 @@ Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name,
     throw_errno("symlink", path);
   }
   set_owner(pu, n.c_str(), c, parent);
+  note_created_locked(parent, path);
   record(c, "symlink", path, std::string(target));
   return attach_entry_locked(parent, name, path);
 }
@@ -191,6 +209,7 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
     meta.origin_path = src->origin_path;
     m_meta.put(path, meta);
   }
+  note_created_locked(newparent, path);
   record(c, "link", from, path);
   // Answer with the linked node itself: the kernel then keeps one inode for both names and
   // takes its new nlink and ctime from this reply, as with any hard link.
@@ -358,6 +377,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
     m.base = before.base ? before.base : lower;
     if (!before.base && lower && path == dpath && !exchange) {
       m.base = save_base(newparent->lower_fd.load(), dn, dpath, *lower);
+    }
+    if (!m.base && dir_parent->lower_fd.load() >= 0) {
+      m.base = Identity{}; // nothing stood here when the agent put this here
     }
     m.whiteout = before.whiteout;
     m.origin = moved_in.origin;

@@ -27,7 +27,7 @@ UniqueFd OverlayFs::open_for_write(Node* n) {
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {
   if (!p.ranges.empty()) {
-    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns, p.comm); // as it began
+    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns, p.proc); // as it began
     p.ranges.clear();
   }
 }
@@ -47,7 +47,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     }
   }
   // A new burst: name the file and the process once (m_tree before m_pending_mutex).
-  std::string comm = m_process_names.name(c.pid);
+  ProcessInfo proc = m_process_names.info(c.pid);
   std::string path;
   {
     std::shared_lock tree(m_tree);
@@ -58,7 +58,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
   if (!continues(p)) {
     emit_pending_locked(p);
     p.writer = c;
-    p.comm = std::move(comm);
+    p.proc = std::move(proc);
     p.path = std::move(path);
     p.since_ns = now;
   }

@@ -42,7 +42,8 @@ std::vector<ConflictHunk> parse_conflicts(const std::string& merged) {
       state = Yours;
       hunk = ConflictHunk{};
       hunk.line = real_line + 1;
-    } else if (state == Yours && line.starts_with("=======")) {
+    } else if (state == Yours && (line == "=======\n" || line == "=======")) {
+      // Exactly git's separator: a heading underline of '=' is text.
       state = Agents;
     } else if (state == Agents && line.starts_with(">>>>>>> ")) {
       out.push_back(std::move(hunk));

@@ -129,7 +129,9 @@ Patch build_patch(const std::vector<FilePair>& pairs) {
   TreePtr new_tree = make_tree(repo.get(), after);
 
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_SHOW_BINARY | GIT_DIFF_INCLUDE_TYPECHANGE;
+  // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change prints as a deletion and an addition,
+  // as git prints it and as `git apply` needs it.
+  opts.flags = GIT_DIFF_SHOW_BINARY;
   git_diff* raw = nullptr;
   git_check(git_diff_tree_to_tree(&raw, repo.get(), old_tree.get(), new_tree.get(), &opts),
             "diff the workspace's changes");
@@ -231,13 +233,18 @@ std::string colorize_patch(const std::string& text) {
 
 std::string colorize_stat(const std::string& stat) {
   std::string out;
-  bool graph = false; // after the '|' of a file line: the +/- graph
-  for (char c : stat) {
-    if (c == '\n') {
-      graph = false;
-    } else if (c == '|') {
-      graph = true;
+  // The graph follows the LAST '|' of a line: a file name may hold '|', '+' and '-'.
+  size_t line_start = 0;
+  size_t bar = std::string::npos;
+  for (size_t i = 0; i < stat.size(); ++i) {
+    char c = stat[i];
+    if (i == line_start) {
+      size_t end = stat.find('\n', i);
+      size_t found = stat.rfind('|', end == std::string::npos ? stat.size() : end);
+      bar = found != std::string::npos && found >= line_start ? found : std::string::npos;
+      line_start = end == std::string::npos ? stat.size() : end + 1;
     }
+    bool graph = bar != std::string::npos && i > bar && i < line_start;
     if (graph && (c == '+' || c == '-')) {
       out.append(c == '+' ? k_green : k_red).push_back(c);
       out.append(k_reset);

@@ -2,6 +2,7 @@
 // git's syntax, includes and integer suffixes, and shows up in `git config --list`.
 #include "gitbridge/policy_config.hpp"
 
+#include "gitbridge/git_handles.hpp"
 #include "gitbridge/repository.hpp"
 
 #include <git2.h>
@@ -18,15 +19,10 @@ namespace ws::gitbridge {
 
 namespace {
 
-template <auto Free> struct CDeleter {
-  template <class T> void operator()(T* p) const noexcept { Free(p); }
-};
-using ConfigPtr = std::unique_ptr<git_config, CDeleter<git_config_free>>;
-using EntryPtr = std::unique_ptr<git_config_entry, CDeleter<git_config_entry_free>>;
+using EntryPtr = GitPtr<git_config_entry, git_config_entry_free>;
 
 std::string last_error() {
-  const git_error* e = git_error_last(); // may be NULL in libgit2 1.5
-  return e && e->message ? e->message : "unknown libgit2 error";
+  return git_last_error();
 }
 
 /// The files behind the levels we add, so an error can say which file to fix.
@@ -161,19 +157,27 @@ std::filesystem::path default_user_config_file() {
   return {};
 }
 
-filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
-                                         const std::filesystem::path& user_config_file) {
-  Sources sources{real_git_dir / "config", user_config_file};
+namespace {
+/// The repository's config over the person's: only these two files, no system or global
+/// git config, no includes beyond what they say.
+ConfigPtr open_config(const Sources& sources) {
   git_config* raw = nullptr;
   if (int rc = git_config_new(&raw); rc < 0) {
     throw GitError(rc, "cannot create a git config object: " + last_error());
   }
   ConfigPtr cfg(raw);
   add_file(cfg.get(), sources.local, GIT_CONFIG_LEVEL_LOCAL);
-  if (!user_config_file.empty()) {
+  if (!sources.global.empty()) {
     add_file(cfg.get(), sources.global, GIT_CONFIG_LEVEL_GLOBAL);
   }
+  return cfg;
+}
+} // namespace
 
+filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
+                                         const std::filesystem::path& user_config_file) {
+  Sources sources{real_git_dir / "config", user_config_file};
+  ConfigPtr cfg = open_config(sources);
   filters::PolicyConfig config;
   config.level = read_level(cfg.get(), sources);
   if (auto size = read_max_file_size(cfg.get(), sources)) {
@@ -182,6 +186,14 @@ filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_d
   config.withhold = read_patterns(cfg.get(), "ws.withhold", sources);
   config.flag = read_patterns(cfg.get(), "ws.flag", sources);
   return config;
+}
+
+std::vector<std::string> load_config_list(const std::filesystem::path& real_git_dir,
+                                          const std::filesystem::path& user_config_file,
+                                          const char* key) {
+  Sources sources{real_git_dir / "config", user_config_file};
+  ConfigPtr cfg = open_config(sources);
+  return read_patterns(cfg.get(), key, sources);
 }
 
 } // namespace ws::gitbridge

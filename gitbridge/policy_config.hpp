@@ -3,6 +3,8 @@
 #include "filters/policy.hpp"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace ws::gitbridge {
 
@@ -25,5 +27,11 @@ std::filesystem::path default_user_config_file();
 /// syntax and bad values.
 filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
                                          const std::filesystem::path& user_config_file);
+
+/// Every value of the multi-valued `key` (e.g. "ws.writable") in the same two files, the
+/// user file's first; an empty value resets the list. Throws GitError like the above.
+std::vector<std::string> load_config_list(const std::filesystem::path& real_git_dir,
+                                          const std::filesystem::path& user_config_file,
+                                          const char* key);
 
 } // namespace ws::gitbridge

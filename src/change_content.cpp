@@ -109,7 +109,7 @@ ContentReader::RealObject ContentReader::real(const std::string& path) const {
 gitbridge::BlobSide ContentReader::base(const fuse::Change& c, bool& exact) const {
   exact = true;
   const std::string& path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
-  if (!c.base || S_ISDIR(c.base->mode)) {
+  if (!c.base || c.base->mode == 0 || S_ISDIR(c.base->mode)) {
     return {}; // nothing (or a directory) stood there
   }
   const fuse::Identity& base = *c.base;

@@ -3,9 +3,12 @@
 
 #include "src/commands.hpp"
 #include "src/daemon.hpp"
+#include "src/error.hpp"
 #include "src/logging.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
 
 namespace ws {
 
@@ -57,6 +60,8 @@ int run_cli(int argc, char** argv) {
                     "Only entries since: 30s, 10m, 2h, 3d, 'YYYY-MM-DD HH:MM', @EPOCH");
   c_log->add_option("--path", log.path, "Only entries for this path or below it");
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
+  c_log->add_option("--session", log.session, "Only what this 'ws run' session wrote")
+      ->type_name("ID");
 
   DiffOptions diff;
   unsigned diff_checkpoint = 0;
@@ -108,6 +113,24 @@ int run_cli(int argc, char** argv) {
       "restore", "Bring back checkpoint N (the current state is checkpointed first)");
   c_restore->add_option("checkpoint", restore_id, "The checkpoint's number")->required();
 
+  RunOptions run;
+  auto* c_run = app.add_subcommand(
+      "run", "Run the agent confined: the project's path is its view, the rest read-only");
+  auto* c_shell =
+      app.add_subcommand("shell", "An interactive shell in the same confinement as 'ws run'");
+  for (auto* c : {c_run, c_shell}) {
+    c->add_option("--writable", run.writable, "Keep PATH writable inside (repeatable)")
+        ->type_name("PATH");
+    c->add_option("--network", run.network, "on, or off: only a private loopback")
+        ->check(CLI::IsMember({"on", "off"}));
+    c->add_flag("--no-confine", run.no_confine,
+                "Run UNCONFINED in the view (the agent can write anywhere you can)");
+  }
+  // Everything from the agent's name on is the agent's, options included.
+  c_run->prefix_command();
+  c_run->allow_extras();
+  c_run->fallthrough(false);
+
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
   c_daemon->add_option("--workspace-dir", daemon.workspace_dir)->required();
@@ -117,8 +140,18 @@ int run_cli(int argc, char** argv) {
   c_daemon->add_flag("--foreground", daemon.foreground);
   c_daemon->add_flag("--debug", daemon.debug);
 
+  // `ws run [OPTIONS] -- COMMAND...`: what follows "--" is the agent's, verbatim (CLI11 would
+  // hand it to the top-level app, which takes no extra arguments).
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> after_dashes;
+  auto dashes = std::find(args.begin(), args.end(), "--");
+  if (dashes != args.end() && std::find(args.begin(), dashes, "run") != dashes) {
+    after_dashes.assign(dashes + 1, args.end());
+    args.erase(dashes, args.end());
+  }
+  std::reverse(args.begin(), args.end()); // CLI11 takes a vector in reverse order
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -173,6 +206,16 @@ int run_cli(int argc, char** argv) {
   }
   if (*c_checkpoints) {
     return cmd_checkpoints(ctx, checkpoints_json);
+  }
+  if (*c_run || *c_shell) {
+    if (*c_run) {
+      run.command = after_dashes.empty() ? c_run->remaining() : after_dashes;
+      if (run.command.empty()) {
+        throw Error("ws run needs the agent's command: ws run [OPTIONS] [--] COMMAND [ARGS...]",
+                    "for an interactive shell use 'ws shell'");
+      }
+    }
+    return cmd_run(ctx, run);
   }
   if (*c_restore) {
     return cmd_restore(ctx, restore_id);

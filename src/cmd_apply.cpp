@@ -184,6 +184,13 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
     BlobSide agents = reader.view(c.path);
     out.agents = agents;
     auto real = reader.real(c.path);
+    if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode) && real.exists &&
+        S_ISDIR(real.mode)) {
+      // A file where a directory stood: the directory's files are deletions of this same
+      // apply. If the person put anything else in it, landing fails and nothing changes.
+      out.landings.push_back(write_landing(c.path, agents, {}));
+      return out;
+    }
     land_content(out, c.path, base, exact, agents, real, c.path);
     return out;
   }
@@ -301,8 +308,8 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   size_t applied = 0;
   for (const auto& out : outcomes) {
     const fuse::Change& c = out.change->change;
-    const char* how = out.how == Outcome::How::Merged     ? "  (merged with your edits)"
-                      : out.how == Outcome::How::Conflict ? "  (CONFLICT markers written)"
+    const char* how = out.how == Outcome::How::Merged         ? "  (merged with your edits)"
+                      : out.how == Outcome::How::Conflict     ? "  (CONFLICT markers written)"
                       : out.how == Outcome::How::AlreadyThere ? "  (already so)"
                                                               : "";
     std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);

@@ -26,6 +26,9 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
     q.path = ctx.repo_relative(options.path);
   }
   q.limit = options.limit;
+  if (!options.session.empty()) {
+    q.session = options.session;
+  }
   flush_journal(w); // entries still queued in a running daemon
   auto entries = fuse::read_journal(w.layout.journal_db(), q);
   if (options.json) {
@@ -43,6 +46,9 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
       if (!e.detail.empty()) {
         std::printf(", \"detail\": %s", json_string(e.detail).c_str());
       }
+      if (!e.session.empty()) {
+        std::printf(", \"session\": %s", json_string(e.session).c_str());
+      }
       std::printf("}");
       first = false;
     }
@@ -59,6 +65,9 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
     if (!e.detail.empty()) {
       std::printf("  [%s]",
                   e.op == "write" ? summarize_ranges(e.detail).c_str() : e.detail.c_str());
+    }
+    if (!e.session.empty()) {
+      std::printf("  (session %s)", e.session.c_str());
     }
     std::printf("\n");
   }

@@ -63,7 +63,8 @@ int cmd_status(const Context& ctx, bool json) {
   for (const auto& p : plan) {
     std::string line = std::string(1, status_letter(p.change)) + " " + display_path(p.change);
     if (p.decision.verdict != filters::Verdict::Transfer) {
-      const char* colour = p.decision.verdict == filters::Verdict::Flagged ? "\033[33m" : "\033[31m";
+      const char* colour =
+          p.decision.verdict == filters::Verdict::Flagged ? "\033[33m" : "\033[31m";
       line += std::string("  ") + (color ? colour : "") + "(" +
               filters::verdict_name(p.decision.verdict) + ": " + shown_reason(p.decision) + ")" +
               (color ? "\033[m" : "");

@@ -34,6 +34,7 @@ struct LogOptions {
   std::string since;
   std::string path;
   std::optional<size_t> limit;
+  std::string session; ///< only this `ws run` session's entries
 };
 int cmd_log(const Context& ctx, const LogOptions& options);
 
@@ -71,5 +72,14 @@ int cmd_reset(const Context& ctx, const std::vector<std::string>& paths);
 int cmd_checkpoint(const Context& ctx, const std::string& message);
 int cmd_checkpoints(const Context& ctx, bool json);
 int cmd_restore(const Context& ctx, unsigned id);
+
+/// ws run / ws shell (src/cmd_run.cpp): the agent, confined to the workspace's view.
+struct RunOptions {
+  std::vector<std::string> command;  ///< empty: the person's $SHELL (ws shell)
+  std::vector<std::string> writable; ///< --writable PATH
+  std::string network = "on";        ///< --network=on|off
+  bool no_confine = false;
+};
+int cmd_run(const Context& ctx, const RunOptions& options);
 
 } // namespace ws

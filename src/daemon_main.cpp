@@ -3,6 +3,7 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/session.hpp"
 #include "fuse/unique_fd.hpp"
+#include "src/control_socket.hpp"
 #include "src/daemon.hpp"
 #include "src/error.hpp"
 #include "src/logging.hpp"
@@ -123,6 +124,9 @@ int run_daemon(const DaemonArgs& args) {
     }
     fuse::FuseSession session(fs, args.mountpoint, mopts);
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
+    // After the session: it stops (and finishes any edit, whose invalidations go through
+    // the session) before the session unmounts.
+    ControlServer control(layout.dir, workspace_requests(fs, layout.dir));
     spdlog::info("serving {} at {} (pid {})", args.lower.string(), args.mountpoint.string(),
                  ::getpid());
     report(args.ready_fd, "ok\n");

@@ -187,8 +187,13 @@ UniqueFd RealTreeTransaction::open_parent(const std::string& path, bool create, 
     }
     if (!next) {
       int e = errno;
+      struct stat st {};
+      if (e == ENOTDIR && ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(st.st_mode)) {
+        e = ELOOP; // O_NOFOLLOW | O_DIRECTORY on a symlink says ENOTDIR
+      }
       if (e == ELOOP || e == EXDEV) {
-        throw Error("refusing to write through a symlink in the real tree (" + walked + ")",
+        throw Error("refusing to write through a symlink in the real tree: '" + walked + "'",
                     "nothing was changed in the real tree");
       }
       if (e == ENOTDIR) {
@@ -224,15 +229,30 @@ void RealTreeTransaction::commit() {
       if (!parent) {
         continue; // already gone
       }
-      std::string kept = "b" + std::to_string(backup++);
-      if (::renameat(parent.get(), leaf.c_str(), m_staging.get(), kept.c_str()) != 0) {
+      struct stat st {};
+      if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) {
-          continue;
+          continue; // already gone
         }
         fail("cannot delete", s->landing.path, errno);
       }
-      m_undo.push_back({[p = keep(parent.get()), st = m_staging.get(), leaf, kept] {
-        ::renameat(st, kept.c_str(), p->get(), leaf.c_str());
+      if (S_ISDIR(st.st_mode)) {
+        throw Error("'" + s->landing.path + "' is a directory in the real tree now",
+                    "nothing was changed in the real tree; move it away and apply again");
+      }
+      std::string kept = "b" + std::to_string(backup++);
+      if (::renameat(parent.get(), leaf.c_str(), m_staging.get(), kept.c_str()) != 0) {
+        fail("cannot delete", s->landing.path, errno);
+      }
+      // Undone by path, not through `parent`: the directory may be removed below (emptied)
+      // and made again by an earlier undo, as a new inode.
+      size_t cut = s->landing.path.rfind('/');
+      std::string parent_path = cut == std::string::npos ? "" : s->landing.path.substr(0, cut);
+      m_undo.push_back({[root = m_root.get(), st_fd = m_staging.get(), parent_path, leaf, kept] {
+        UniqueFd p(fuse::open_beneath(root, parent_path, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+        if (p) {
+          ::renameat(st_fd, kept.c_str(), p.get(), leaf.c_str());
+        }
       }});
       size_t slash = s->landing.path.rfind('/');
       if (slash != std::string::npos) {
@@ -242,8 +262,14 @@ void RealTreeTransaction::commit() {
     // Directories the deletions emptied go too, as git does.
     std::sort(emptied.begin(), emptied.end(), std::greater<>());
     emptied.erase(std::unique(emptied.begin(), emptied.end()), emptied.end());
+    auto receives_write = [&](const std::string& dir) {
+      return std::any_of(writes.begin(), writes.end(), [&](const Staged* w) {
+        return w->landing.path != dir && fuse::path_within(w->landing.path, dir);
+      });
+    };
     for (std::string dir : emptied) {
-      while (!dir.empty()) {
+      // A directory a write lands in stays (same inode, same mode), as for a rename inside it.
+      while (!dir.empty() && !receives_write(dir)) {
         std::string leaf;
         UniqueFd parent = open_parent(dir, false, leaf);
         struct stat st {};
@@ -252,9 +278,14 @@ void RealTreeTransaction::commit() {
           break;
         }
         mode_t mode = st.st_mode & 07777;
-        m_undo.push_back({[p = keep(parent.get()), leaf, mode] {
-          ::mkdirat(p->get(), leaf.c_str(), mode);
-          ::fchmodat(p->get(), leaf.c_str(), mode, 0); // mkdir applied the umask
+        size_t cut = dir.rfind('/');
+        std::string parent_path = cut == std::string::npos ? "" : dir.substr(0, cut);
+        m_undo.push_back({[root = m_root.get(), parent_path, leaf, mode] {
+          UniqueFd p(fuse::open_beneath(root, parent_path, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+          if (p) {
+            ::mkdirat(p.get(), leaf.c_str(), mode);
+            ::fchmodat(p.get(), leaf.c_str(), mode, 0); // mkdir applied the umask
+          }
         }});
         size_t slash = dir.rfind('/');
         dir = slash == std::string::npos ? "" : dir.substr(0, slash);

@@ -37,7 +37,15 @@ std::vector<Checkpoint> list_checkpoints(const Workspace& w);
 /// Throws Error naming the known checkpoints if `id` does not exist.
 Checkpoint find_checkpoint(const Workspace& w, unsigned id);
 /// Replaces the workspace's state with checkpoint `id` (the current state is checkpointed
-/// first, so a restore is undoable too). Through the daemon when mounted.
-void restore_checkpoint(const Workspace& w, unsigned id);
+/// first, so a restore is undoable too). Through the daemon when mounted. Returns that
+/// checkpoint of the state before.
+Checkpoint restore_checkpoint(const Workspace& w, unsigned id);
+
+/// Checkpoints the current state (`message`), then drops `paths` (as drop_changes; all of
+/// them when `paths` is nullopt) in one step: nothing the agent writes in between can be
+/// lost by the drop without being in the checkpoint. Returns the checkpoint (the undo).
+Checkpoint checkpoint_and_drop(const Workspace& w,
+                               const std::optional<std::vector<std::string>>& paths,
+                               const std::string& message);
 
 } // namespace ws

@@ -241,3 +241,57 @@ bool fuse_usable(std::string& why) {
 }
 
 } // namespace ws::test
+
+namespace ws::test {
+
+std::string git_status(const TestRepo& repo) {
+  return sh("git -c core.quotePath=true status --porcelain --untracked-files=all --ignored",
+            repo.path())
+      .out;
+}
+
+std::string tree_listing(const std::filesystem::path& root) {
+  return sh("find . -path ./.git -prune -o -printf '%y %m %s %l %p\\n' | LC_ALL=C sort && "
+            "find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r "
+            "sha256sum",
+            root)
+      .out;
+}
+
+std::vector<JsonChange> diff_changes(const MountedWorkspace& w, const std::string& args) {
+  // Lone surrogates (\udcXX) stand for bytes that are not UTF-8; surrogateescape restores them.
+  static const std::string k_parse =
+      "import json,sys\n"
+      "d = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
+      "o = sys.stdout.buffer\n"
+      "for c in d['changes']:\n"
+      "    for k in ('status', 'path', 'from', 'verdict', 'reason'):\n"
+      "        o.write(c.get(k, '').encode('utf-8', 'surrogateescape') + b'\\0')\n"
+      "    o.write(b'1\\0' if c['transfers'] else b'0\\0')\n";
+  Run r = w.ws("diff --json " + args + " | python3 -c " + q(k_parse));
+  CHECK_MESSAGE(r.status == 0, "ws diff --json " << args << ": " << r.err);
+  std::vector<JsonChange> out;
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t nul = r.out.find('\0'); nul != std::string::npos;
+       start = nul + 1, nul = r.out.find('\0', start)) {
+    fields.push_back(r.out.substr(start, nul - start));
+    if (fields.size() == 6) {
+      out.push_back({fields[0], fields[1], fields[2], fields[3], fields[4], fields[5] == "1"});
+      fields.clear();
+    }
+  }
+  return out;
+}
+
+std::string verdict_of(const MountedWorkspace& w, const std::string& path,
+                       const std::string& args) {
+  for (const auto& c : diff_changes(w, args)) {
+    if (c.path == path) {
+      return c.reason.empty() ? c.verdict : c.verdict + ": " + c.reason;
+    }
+  }
+  return "";
+}
+
+} // namespace ws::test

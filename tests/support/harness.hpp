@@ -93,3 +93,27 @@ private:
 bool fuse_usable(std::string& why);
 
 } // namespace ws::test
+
+namespace ws::test {
+
+/// `git status --porcelain --untracked-files=all --ignored` of the real tree: every path that
+/// differs from HEAD, untracked and ignored files included, odd names quoted as git does.
+std::string git_status(const TestRepo& repo);
+
+/// The tree at `root` without `.git`: type, permissions, size, link target and a content
+/// hash per object, for comparing two trees.
+std::string tree_listing(const std::filesystem::path& root);
+
+/// One change as `ws diff --json` reports it; paths are raw bytes.
+struct JsonChange {
+  std::string status, path, from, verdict, reason;
+  bool transfers = false;
+};
+/// The changes of `ws diff --json ARGS` (parsed with python3).
+std::vector<JsonChange> diff_changes(const MountedWorkspace& w, const std::string& args = "");
+/// "VERDICT: REASON" (or "VERDICT" with no reason) of `path` in `ws diff --json ARGS`; "" when
+/// it is not a change.
+std::string verdict_of(const MountedWorkspace& w, const std::string& path,
+                       const std::string& args = "");
+
+} // namespace ws::test

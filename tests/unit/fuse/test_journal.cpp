@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace ws::fuse;
 
 TEST_CASE("fuse::RangeSet coalesces touching and overlapping writes") {
@@ -23,9 +26,10 @@ TEST_CASE("fuse::JournalWriter commits batches - read_journal filters by path an
   {
     JournalWriter w(db);
     for (int i = 0; i < 2500; ++i) {
-      w.record({0, t0 + i, "write", "src/f" + std::to_string(i % 3), "", 100 + i, 0, "cc", "0-1"});
+      w.record({0, t0 + i, "write", "src/f" + std::to_string(i % 3), "", 100 + i, 0, "cc", "0-1", 0,
+                ""});
     }
-    w.record({0, t0 + 5000, "rename", "a/x", "b/y", 7, 0, "mv", ""});
+    w.record({0, t0 + 5000, "rename", "a/x", "b/y", 7, 0, "mv", "", 0, ""});
     w.flush();
     CHECK(read_journal(db, {}).size() == 2501);
   }
@@ -50,4 +54,37 @@ TEST_CASE("fuse::ProcessNames names this process") {
   ProcessNames names;
   CHECK(names.name(getpid()) == "ws_unit_tests");
   CHECK(names.name(999999999) == "?");
+}
+
+TEST_CASE("fuse::ProcessNames gives the pid namespace") {
+  ProcessNames names;
+  struct stat st {};
+  REQUIRE(::stat("/proc/self/ns/pid", &st) == 0);
+  CHECK(names.info(getpid()).pidns == st.st_ino);
+  CHECK(names.info(999999999).pidns == 0);
+}
+
+TEST_CASE("fuse::register_session names the entries of its pid namespace - also earlier ones") {
+  ws::test::TempDir dir;
+  auto db = dir.path() / "journal.db";
+  int64_t t0 = now_ns();
+  {
+    JournalWriter w(db);
+    w.record({0, t0, "create", "a", "", 10, 0, "agent", "", 4242, ""});
+    w.record({0, t0 + 1, "create", "b", "", 11, 0, "other", "", 77, ""});
+    w.record({0, t0 + 2, "create", "c", "", 12, 0, "person", "", 0, ""});
+    w.flush();
+  }
+  register_session(db, 4242, "default-20261122-120000-1", "claude", 10);
+  auto all = read_journal(db, {});
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].session == "default-20261122-120000-1");
+  CHECK(all[0].pidns == 4242);
+  CHECK(all[1].session == "");
+  CHECK(all[2].session == "");
+  JournalQuery q;
+  q.session = "default-20261122-120000-1";
+  auto mine = read_journal(db, q);
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].path == "a");
 }

@@ -1,0 +1,285 @@
+// Editing the workspace's state under a live view (ws reset, ws restore, ws checkpoint).
+// The edit runs under the exclusive m_tree through the daemon's own MetaStore (written
+// through to meta.db). Then every node the kernel knows in the edited part is resolved
+// again: a file whose object moved between layers, changed or vanished is pinned (so the
+// agent's open descriptors keep working) and detached, so the next lookup makes a fresh
+// node; a directory that is still a directory stays the same node (a shell may stand in it)
+// with fresh fds. Last, outside every lock (the kernel takes its directory locks to honour
+// these, as for on_lower_events), the kernel is told to forget the entries and attributes
+// it cached there, negative entries of names that reappear included.
+#include "fuse/log.hpp"
+#include "fuse/overlay_fs.hpp"
+#include "fuse/state_edit.hpp"
+#include "fuse/state_tree.hpp"
+#include "fuse/system_error.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <exception>
+#include <set>
+#include <unordered_set>
+
+namespace ws::fuse {
+
+/// A node the edit may affect, held (nlookup + 1) until the kernel has been told.
+struct OverlayFs::StateVisit {
+  Node* node = nullptr;
+  std::string path;
+  UniqueFd object;        ///< non-directories: O_PATH on the object before the edit
+  bool had_upper = false; ///< directories: had an upper directory before the edit
+};
+
+struct OverlayFs::Invalidations {
+  std::set<std::pair<uint64_t, std::string>> entries;
+  std::set<uint64_t> inodes;
+};
+
+namespace {
+
+/// True when `path` is within a root of `scope`, or is an ancestor of one: only there can
+/// an edit of those roots change what the view shows.
+bool in_scope(const std::string& path, const std::vector<std::string>& scope) {
+  for (const std::string& root : scope) {
+    if (path_within(path, root) || path_within(root, path)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether fds `a` and `b` (-1: none) stand for the same object.
+bool same_object(int a, int b) {
+  if (a < 0 || b < 0) {
+    return a < 0 && b < 0;
+  }
+  struct stat sa {
+  }, sb{};
+  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+std::vector<std::string> names_in(int dir) {
+  if (dir < 0) {
+    return {};
+  }
+  try {
+    return list_names(dir, "");
+  } catch (const SystemError& e) {
+    logger().warn("state edit: cannot list a directory to invalidate: {}", e.what());
+    return {};
+  }
+}
+
+} // namespace
+
+StateDirs OverlayFs::state_dirs() {
+  return {m_lower_root.get(), m_upper_root.get(), m_work.get(), m_bases.get(), &m_meta,
+          m_layout.meta_db()};
+}
+
+void OverlayFs::snapshot_state(const std::filesystem::path& dest) {
+  std::unique_lock tree(m_tree);
+  flush_pending_writes(0);
+  copy_state(state_dirs(), dest);
+}
+
+void OverlayFs::drop_paths(const Caller& c, const std::vector<std::string>& paths,
+                           const std::filesystem::path& save_to) {
+  std::vector<std::string> roots = minimal_roots(paths);
+  if (roots.size() == 1 && roots.front().empty()) {
+    drop_all(c, save_to);
+    return;
+  }
+  edit_state(roots, save_to, [&](StateEditor& e) { e.drop(roots); });
+  for (const std::string& p : roots) {
+    record(c, "reset", p);
+  }
+}
+
+void OverlayFs::drop_all(const Caller& c, const std::filesystem::path& save_to) {
+  edit_state({""}, save_to, [](StateEditor& e) { e.drop_all(); });
+  record(c, "reset", "", {}, "all");
+}
+
+void OverlayFs::restore_state(const Caller& c, const std::filesystem::path& checkpoint,
+                              const std::filesystem::path& save_to) {
+  edit_state({""}, save_to, [&](StateEditor& e) { e.restore(checkpoint); });
+  record(c, "restore", "", {}, "checkpoint " + checkpoint.filename().string());
+}
+
+void OverlayFs::edit_state(const std::vector<std::string>& scope,
+                           const std::filesystem::path& save_to,
+                           const std::function<void(StateEditor&)>& edit) {
+  std::vector<StateVisit> visits;
+  // Drops the references taken on the visited nodes once the kernel has been told (their
+  // nodeids must stay valid until then).
+  struct Unref {
+    OverlayFs* fs;
+    std::vector<StateVisit>& visits;
+    ~Unref() {
+      for (size_t i = 1; i < visits.size(); ++i) {
+        fs->forget(visits[i].node, 1);
+      }
+    }
+  } unref{this, visits};
+  Trash trash(m_work.get());
+  Invalidations inval;
+  std::exception_ptr failure;
+  {
+    std::unique_lock tree(m_tree);
+    flush_pending_writes(0); // journaled under the names they were written to
+    collect_visits_locked(scope, visits);
+    if (!save_to.empty()) {
+      copy_state(state_dirs(), save_to);
+    }
+    try {
+      StateEditor editor(state_dirs(), trash);
+      edit(editor);
+    } catch (...) {
+      // Stopped half-way: the nodes must still match what is on disk now.
+      failure = std::current_exception();
+    }
+    revalidate_locked(visits, inval);
+  }
+  if (m_invalidator.inode && m_invalidator.entry) {
+    for (uint64_t ino : inval.inodes) {
+      m_invalidator.inode(ino);
+    }
+    for (auto& [parent, name] : inval.entries) {
+      m_invalidator.entry(parent, name);
+    }
+  }
+  trash.empty();
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
+}
+
+void OverlayFs::collect_visits_locked(const std::vector<std::string>& scope,
+                                      std::vector<StateVisit>& visits) {
+  {
+    std::lock_guard table(m_table);
+    visits.push_back(StateVisit{m_root.get(), {}, {}, true});
+    // Breadth first: a parent is revalidated before its children, which resolve through it.
+    for (size_t i = 0; i < visits.size(); ++i) {
+      Node* dir = visits[i].node;
+      std::string dir_path = visits[i].path;
+      for (auto& [name, child] : dir->children) {
+        std::string path = join_path(dir_path, name);
+        if (in_scope(path, scope)) {
+          ++child->nlookup;
+          visits.push_back(StateVisit{child, std::move(path), {}, false});
+        }
+      }
+    }
+  }
+  // Before the edit: an fd on each file that may lose its name, to pin it afterwards.
+  for (size_t i = 1; i < visits.size(); ++i) {
+    StateVisit& v = visits[i];
+    if (v.node->is_dir()) {
+      v.had_upper = v.node->upper_fd.load() >= 0;
+      continue;
+    }
+    try {
+      v.object = open_object_locked(v.node, O_PATH);
+    } catch (const SystemError&) {
+      // Already gone (the person deleted the real file): nothing to keep open.
+    }
+  }
+}
+
+void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out) {
+  std::unordered_set<const Node*> gone;
+  std::vector<Node*> changed_dirs{m_root.get()}; // the root always has an upper directory
+  auto drop = [&](StateVisit& v) {
+    Node* n = v.node;
+    if (!n->is_dir() && v.object && n->pinned_fd.load() < 0) {
+      n->pinned_fd.store(v.object.release(), std::memory_order_release);
+    }
+    if (!gone.count(n->parent)) {
+      out.entries.emplace(nodeid(n->parent), n->name);
+      out.inodes.insert(nodeid(n->parent));
+    }
+    gone.insert(n);
+    std::lock_guard table(m_table);
+    detach_locked(n); // our reference keeps it alive
+  };
+  for (size_t i = 1; i < visits.size(); ++i) {
+    StateVisit& v = visits[i];
+    Node* n = v.node;
+    if (gone.count(n->parent)) {
+      drop(v); // below a directory that went: unreachable now
+      continue;
+    }
+    std::optional<Found> f;
+    try {
+      f = try_resolve_locked(n->parent, n->name, v.path);
+    } catch (const std::exception& e) {
+      logger().warn("state edit: cannot resolve '{}': {}", v.path, e.what());
+    }
+    if (!n->is_dir()) {
+      bool same = f && (f->st.st_mode & S_IFMT) == n->type && f->on_upper == n->on_upper.load() &&
+                  f->st.st_dev == n->backing_dev && f->st.st_ino == n->backing_ino;
+      if (!same) {
+        drop(v);
+      }
+      continue;
+    }
+    if (!f || !S_ISDIR(f->st.st_mode)) {
+      drop(v);
+      continue;
+    }
+    // The inode number it reports may change too (an agent's directory that is the real
+    // one again): stat(".") must agree with the parent's listing, or getcwd()'s fallbacks
+    // cannot find their way.
+    n->ino = report_ino(v.path, f->st, f->on_upper, f->lower.get());
+    bool moved = refresh_dir_locked(n, *f);
+    if (moved || v.had_upper || n->upper_fd.load() >= 0) {
+      changed_dirs.push_back(n);
+    }
+  }
+  // In directories whose content may have changed, every name that exists now and has no
+  // node the kernel keeps: it may hold a negative entry for it. Names of nodes that stay
+  // are left alone: invalidating a directory's entry would unhash the cwd of a shell there.
+  for (Node* dir : changed_dirs) {
+    out.inodes.insert(nodeid(dir));
+    std::vector<std::string> names = names_in(dir->upper_fd.load());
+    std::vector<std::string> lower = names_in(dir->lower_fd.load());
+    names.insert(names.end(), lower.begin(), lower.end());
+    std::lock_guard table(m_table);
+    for (std::string& name : names) {
+      if (!dir->children.count(name)) {
+        out.entries.emplace(nodeid(dir), std::move(name));
+      }
+    }
+  }
+}
+
+bool OverlayFs::refresh_dir_locked(Node* dir, Found& found) {
+  auto swap = [dir](std::atomic<int>& slot, UniqueFd& fresh) {
+    int old = slot.load();
+    if (same_object(old, fresh.get())) {
+      return false;
+    }
+    std::lock_guard lock(dir->mutex);
+    slot.store(fresh.release(), std::memory_order_release);
+    if (old >= 0) {
+      dir->retired_fds.push_back(old); // a reader may still hold it: closed with the node
+    }
+    return true;
+  };
+  bool changed = swap(dir->upper_fd, found.upper);
+  if (swap(dir->lower_fd, found.lower)) {
+    changed = true;
+    std::lock_guard table(m_table);
+    unwatch_locked(dir);
+    watch_locked(dir);
+  }
+  // Later lookups compare with the object found now (attach_locked): the node stays.
+  dir->backing_dev = found.st.st_dev;
+  dir->backing_ino = found.st.st_ino;
+  return changed;
+}
+
+} // namespace ws::fuse

@@ -1,0 +1,360 @@
+// Editing a workspace's state files (see state_edit.hpp).
+#include "fuse/state_edit.hpp"
+
+#include "fuse/changes.hpp"
+#include "fuse/hash.hpp"
+#include "fuse/log.hpp"
+#include "fuse/state_tree.hpp"
+#include "fuse/system_error.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace ws::fuse {
+
+namespace {
+
+// As copy-up: bases larger than this keep only their hash.
+constexpr off_t k_base_content_limit = 64ll << 20;
+
+std::atomic<uint64_t> g_tmp_counter{0};
+
+std::string unique_name(const char* prefix) {
+  return prefix + std::to_string(::getpid()) + "-" + std::to_string(g_tmp_counter.fetch_add(1));
+}
+
+Identity identity_of(const struct stat& st) {
+  Identity id;
+  id.ino = st.st_ino;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id.mode = st.st_mode;
+  return id;
+}
+
+} // namespace
+
+std::vector<std::string> minimal_roots(std::vector<std::string> paths) {
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  std::vector<std::string> out;
+  for (std::string& p : paths) {
+    // Sorted, an ancestor comes before its descendants, though not always right before
+    // them ("a" < "a-b" < "a/c"): compare with every kept root.
+    bool covered = std::any_of(out.begin(), out.end(),
+                               [&](const std::string& root) { return path_within(p, root); });
+    if (!covered) {
+      out.push_back(std::move(p));
+    }
+  }
+  if (!out.empty() && out.front().empty()) {
+    return {""};
+  }
+  return out;
+}
+
+OfflineState::OfflineState(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout)
+    : m_lower(::open(lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+      m_upper(::open(layout.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+      m_work(::open(layout.work().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
+      m_bases(::open(layout.bases().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
+      m_meta(layout.meta_db(), Db::Mode::ReadWrite) {
+  if (!m_lower) {
+    throw_errno("open project directory", lower_dir.string());
+  }
+  if (!m_upper || !m_work || !m_bases) {
+    throw_errno("open workspace state", layout.dir.string());
+  }
+  m_dirs = {m_lower.get(), m_upper.get(), m_work.get(), m_bases.get(), &m_meta, layout.meta_db()};
+}
+
+Trash::Trash(int work_dir) : m_work(work_dir) {}
+
+Trash::~Trash() {
+  empty();
+}
+
+void Trash::take(int dir, const std::string& name, const std::string& path) {
+  if (!m_dir) {
+    m_name = unique_name("trash-");
+    if (::mkdirat(m_work, m_name.c_str(), 0700) != 0) {
+      throw_errno("make trash directory in work/", m_name);
+    }
+    m_dir = open_dir(m_work, m_name, m_name);
+  }
+  move_object(dir, name, m_dir.get(), std::to_string(m_count++), path);
+}
+
+void Trash::empty() noexcept {
+  if (!m_dir) {
+    return;
+  }
+  m_dir.reset();
+  try {
+    remove_tree(m_work, m_name);
+  } catch (const std::exception& e) {
+    logger().warn("cannot empty the trash work/{}: {} (the next start removes it)", m_name,
+                  e.what());
+  }
+}
+
+void StateEditor::drop(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    // Walked component by component from upper/'s fd: ".." would leave it, and "/" must not
+    // read as "" (everything).
+    bool bad =
+        !p.empty() && (p.front() == '/' || p.back() == '/' || p.find("//") != std::string::npos ||
+                       p.find('\0') != std::string::npos);
+    for (const std::string& part : split_path(p)) {
+      bad = bad || part == "." || part == "..";
+    }
+    if (bad) {
+      throw SystemError(EINVAL, "reset: not a repository-relative path '" + p + "'");
+    }
+  }
+  std::vector<std::string> roots = minimal_roots(paths);
+  if (roots.size() == 1 && roots.front().empty()) {
+    drop_all();
+    return;
+  }
+  for (const std::string& p : roots) {
+    drop_one(p);
+  }
+}
+
+void StateEditor::drop_one(const std::string& path) {
+  std::vector<std::string> parts = split_path(path);
+  if (parts.empty()) {
+    drop_all();
+    return;
+  }
+  // Walk upper/ down to the path's parent, noting the first ancestor below which the view
+  // stops showing the real tree.
+  UniqueFd dir = dup_fd(m_dirs.upper);
+  bool chain = true; // upper/ has a directory at every ancestor so far
+  std::optional<size_t> hidden;
+  std::string a;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    a = join_path(a, parts[i]);
+    struct stat st {};
+    bool in_upper = chain && ::fstatat(dir.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    bool upper_dir = in_upper && S_ISDIR(st.st_mode);
+    std::optional<PathMeta> rec = m_dirs.meta->get(a);
+    if (!hidden &&
+        ((rec && rec->whiteout) || (in_upper && !upper_dir) || (upper_dir && rec && rec->opaque))) {
+      hidden = i;
+    }
+    if (upper_dir) {
+      dir = open_dir(dir.get(), parts[i], a);
+    } else {
+      chain = false;
+    }
+  }
+  struct stat st {};
+  if (chain && ::fstatat(dir.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    m_trash.take(dir.get(), parts.back(), path);
+  }
+  m_dirs.meta->replace_subtree(path, {});
+  if (hidden) {
+    materialize(path, *hidden);
+  }
+}
+
+void StateEditor::materialize(const std::string& path, size_t hidden_at) {
+  UniqueFd real(open_beneath(m_dirs.lower, path, O_PATH | O_NOFOLLOW));
+  struct stat rst {};
+  if (!real || ::fstat(real.get(), &rst) != 0) {
+    return; // the real tree has nothing here to show
+  }
+  // Upper directories down to the parent. The hiding ancestor stays opaque (the rest of
+  // the real directory stays hidden); directories we create take the real one's identity
+  // (its inode number keeps being reported) and, at the end, its mode and times.
+  std::vector<std::string> parts = split_path(path);
+  std::vector<std::pair<UniqueFd, std::pair<std::string, struct stat>>> finish;
+  UniqueFd dir = dup_fd(m_dirs.upper);
+  std::string a;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    a = join_path(a, parts[i]);
+    UniqueFd rdir(open_beneath(m_dirs.lower, a, O_PATH | O_NOFOLLOW | O_DIRECTORY));
+    struct stat real_dir {};
+    if (!rdir || ::fstat(rdir.get(), &real_dir) != 0) {
+      throw_errno("reset: open real directory", a);
+    }
+    struct stat ust {};
+    bool in_upper = ::fstatat(dir.get(), parts[i].c_str(), &ust, AT_SYMLINK_NOFOLLOW) == 0;
+    if (in_upper && !S_ISDIR(ust.st_mode)) {
+      m_trash.take(dir.get(), parts[i], a); // a file where the real tree has a directory
+      in_upper = false;
+    }
+    if (!in_upper && ::mkdirat(dir.get(), parts[i].c_str(), 0700) != 0) {
+      throw_errno("reset: mkdir", a);
+    }
+    PathMeta rec = m_dirs.meta->get(a).value_or(PathMeta{});
+    if (!in_upper) {
+      rec.origin = identity_of(real_dir);
+      rec.origin_path = a;
+      finish.emplace_back(dup_fd(dir.get()), std::make_pair(parts[i], real_dir));
+    }
+    if (i == hidden_at) {
+      rec.opaque = true;
+    }
+    m_dirs.meta->put(a, rec);
+    dir = open_dir(dir.get(), parts[i], a);
+  }
+  UniqueFd real_parent(open_beneath(m_dirs.lower, parent_of(path), O_PATH | O_DIRECTORY));
+  if (!real_parent) {
+    throw_errno("reset: open real directory", parent_of(path));
+  }
+  if (S_ISDIR(rst.st_mode)) {
+    if (::mkdirat(dir.get(), parts.back().c_str(), 0700) != 0) {
+      throw_errno("reset: mkdir", path);
+    }
+    UniqueFd top = open_dir(dir.get(), parts.back(), path);
+    CopyActions act;
+    act.object = [this](int src, int dst, const std::string& name, const struct stat& st,
+                        const std::string& p) { copy_as_base(src, dst, name, st, p); };
+    act.directory = [this](int, int dst, const std::string& name, const struct stat& st,
+                           const std::string& p) {
+      PathMeta rec;
+      rec.origin = identity_of(st);
+      rec.origin_path = p;
+      m_dirs.meta->put(p, rec);
+      set_attrs(dst, name, st);
+    };
+    copy_tree(real.get(), top.get(), path, act);
+    act.directory(real_parent.get(), dir.get(), parts.back(), rst, path);
+  } else {
+    copy_as_base(real_parent.get(), dir.get(), parts.back(), rst, path);
+  }
+  for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
+    set_attrs(it->first.get(), it->second.first, it->second.second);
+  }
+}
+
+void StateEditor::copy_as_base(int src, int dst, const std::string& name, const struct stat& st,
+                               const std::string& path) {
+  // As copy-up does: the record first, then the object, renamed into place from work/.
+  Identity id = identity_of(st);
+  std::string tmp = unique_name("m");
+  PathMeta rec;
+  rec.origin_path = path;
+  switch (st.st_mode & S_IFMT) {
+  case S_IFREG: {
+    UniqueFd in(::openat(src, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd out(::openat(m_dirs.work, tmp.c_str(),
+                          O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!in || !out) {
+      throw_errno("reset: copy real file", path);
+    }
+    Hasher hasher;
+    copy_content(in.get(), out.get(), st.st_size, &hasher, path);
+    id.hash = hasher.digest();
+    save_base(out.get(), *id.hash, st.st_size, path);
+    copy_user_xattrs(in.get(), out.get());
+    break;
+  }
+  case S_IFLNK: {
+    char target[PATH_MAX + 1];
+    ssize_t len = ::readlinkat(src, name.c_str(), target, sizeof target - 1);
+    if (len < 0) {
+      throw_errno("reset: readlink", path);
+    }
+    id.hash = hash_bytes(std::string_view(target, static_cast<size_t>(len)));
+    target[len] = '\0';
+    if (::symlinkat(target, m_dirs.work, tmp.c_str()) != 0) {
+      throw_errno("reset: symlink", path);
+    }
+    break;
+  }
+  case S_IFIFO:
+  case S_IFSOCK:
+    if (::mknodat(m_dirs.work, tmp.c_str(), st.st_mode, 0) != 0) {
+      throw_errno("reset: mknod", path);
+    }
+    break;
+  default:
+    logger().warn("reset: cannot show the real device file '{}' below a hidden directory", path);
+    return;
+  }
+  set_attrs(m_dirs.work, tmp, st);
+  rec.base = id;
+  rec.origin = id;
+  m_dirs.meta->put(path, rec);
+  if (::renameat(m_dirs.work, tmp.c_str(), dst, name.c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(m_dirs.work, tmp.c_str(), 0);
+    errno = err;
+    throw_errno("reset: move into place", path);
+  }
+}
+
+void StateEditor::save_base(int fd, const Hash128& hash, off_t size, const std::string& path) {
+  // Content-addressed, like copy-up's: a 3-way apply of a later edit needs it.
+  std::string name = hash.hex();
+  if (size > k_base_content_limit ||
+      ::faccessat(m_dirs.bases, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    return;
+  }
+  std::string tmp = unique_name("b");
+  UniqueFd b(::openat(m_dirs.work, tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0400));
+  if (!b) {
+    throw_errno("reset: save base", path);
+  }
+  copy_content(fd, b.get(), size, nullptr, path);
+  if (::renameat(m_dirs.work, tmp.c_str(), m_dirs.bases, name.c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(m_dirs.work, tmp.c_str(), 0);
+    errno = err;
+    throw_errno("reset: save base", path);
+  }
+}
+
+void StateEditor::empty_upper() {
+  for (const std::string& name : list_names(m_dirs.upper, "upper/")) {
+    m_trash.take(m_dirs.upper, name, name);
+  }
+}
+
+void StateEditor::drop_all() {
+  empty_upper();
+  m_dirs.meta->replace_subtree("", {});
+}
+
+void StateEditor::restore(const std::filesystem::path& checkpoint_dir) {
+  // Open the checkpoint before touching anything: a broken one changes nothing.
+  WorkspaceLayout cp{checkpoint_dir};
+  UniqueFd cp_upper(::open(cp.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!cp_upper) {
+    throw_errno("restore: open checkpoint", cp.upper().string());
+  }
+  auto records = MetaStore(cp.meta_db(), Db::Mode::ReadOnly).subtree("");
+  empty_upper();
+  copy_tree(cp_upper.get(), m_dirs.upper, "", plain_copy(m_dirs.upper));
+  m_dirs.meta->replace_subtree("", records);
+}
+
+void copy_state(const StateDirs& dirs, const std::filesystem::path& dest) {
+  if (::mkdir(dest.c_str(), 0700) != 0 && errno != EEXIST) {
+    throw_errno("checkpoint: mkdir", dest.string());
+  }
+  std::filesystem::path upper = dest / "upper";
+  if (::mkdir(upper.c_str(), 0700) != 0) {
+    throw_errno("checkpoint: mkdir", upper.string());
+  }
+  UniqueFd to(::open(upper.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!to) {
+    throw_errno("checkpoint: open", upper.string());
+  }
+  copy_tree(dirs.upper, to.get(), "", plain_copy(to.get()));
+  // A read-only connection of our own sees every committed record (MetaStore writes
+  // through); VACUUM INTO writes a compact, consistent copy in rollback-journal mode.
+  Db db(dirs.meta_db, Db::Mode::ReadOnly);
+  Stmt vacuum(db, "VACUUM INTO ?1");
+  vacuum.bind_text(1, (dest / "meta.db").string()).run();
+}
+
+} // namespace ws::fuse
