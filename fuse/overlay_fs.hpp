@@ -79,7 +79,9 @@ struct Node {
   bool stable = false;
 
   mode_t type = 0;         ///< S_IFMT bits
-  uint64_t ino = 0;        ///< st_ino reported to the kernel: stable across copy-up
+  /// st_ino reported to the kernel: stable across copy-up. Atomic: lookups and state
+  /// edits set it while getattr of a directory reads it without m_tree.
+  std::atomic<uint64_t> ino{0};
   uint64_t generation = 0; ///< with the nodeid, unique over the mount's life
   dev_t backing_dev = 0;   ///< identity of the object last resolved for this node, to notice
   ino_t backing_ino = 0;   ///< when the person replaces it in the real tree

@@ -15,7 +15,8 @@ struct MergeFileResult {
 };
 
 git_merge_file_input input(std::string_view text, const char* label) {
-  git_merge_file_input in = GIT_MERGE_FILE_INPUT_INIT;
+  git_merge_file_input in;
+  git_merge_file_input_init(&in, GIT_MERGE_FILE_INPUT_VERSION); // the macro trips -Wextra
   in.ptr = text.data();
   in.size = text.size();
   in.path = label;
@@ -72,7 +73,8 @@ MergeResult merge_file(std::string_view base, std::string_view yours, std::strin
   git_merge_file_input a = input(base, "base");
   git_merge_file_input o = input(yours, "real tree (yours)");
   git_merge_file_input t = input(agents, "workspace (agent)");
-  git_merge_file_options opts = GIT_MERGE_FILE_OPTIONS_INIT;
+  git_merge_file_options opts;
+  git_merge_file_options_init(&opts, GIT_MERGE_FILE_OPTIONS_VERSION);
   opts.ancestor_label = "base (when the agent started)";
   opts.our_label = "real tree (yours)";
   opts.their_label = "workspace (agent)";

@@ -128,7 +128,8 @@ Patch build_patch(const std::vector<FilePair>& pairs) {
   TreePtr old_tree = make_tree(repo.get(), before);
   TreePtr new_tree = make_tree(repo.get(), after);
 
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  git_diff_options opts; // the _INIT macros trip clang's -Wmissing-field-initializers
+  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
   // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change prints as a deletion and an addition,
   // as git prints it and as `git apply` needs it.
   opts.flags = GIT_DIFF_SHOW_BINARY;
@@ -136,7 +137,8 @@ Patch build_patch(const std::vector<FilePair>& pairs) {
   git_check(git_diff_tree_to_tree(&raw, repo.get(), old_tree.get(), new_tree.get(), &opts),
             "diff the workspace's changes");
   DiffPtr diff(raw);
-  git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+  git_diff_find_options find;
+  git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
   find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
   git_check(git_diff_find_similar(diff.get(), &find), "detect renames");
 

@@ -5,6 +5,7 @@
 #include "src/daemon.hpp"
 #include "src/error.hpp"
 #include "src/logging.hpp"
+#include "src/review_session.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -94,6 +95,18 @@ int run_cli(int argc, char** argv) {
       ->type_name("N");
   c_apply->add_option("--conflicts", conflicts, "On conflict: refuse (land nothing) or markers")
       ->check(CLI::IsMember({"refuse", "markers"}));
+
+  ReviewOptions review;
+  bool review_no_index = false;
+  auto* c_review = app.add_subcommand(
+      "review", "Review the changes file by file and hunk by hunk in the terminal, then land them");
+  c_review->add_option("paths", review.paths, "Only changes at or below these paths");
+  c_review->add_flag("--no-index", review_no_index,
+                     "Finish by writing to the tree only (default: also stage in the index)");
+  c_review
+      ->add_option("--rejected", review.rejected,
+                   "Write the rejected changes to FILE as a patch, to give back to the agent")
+      ->type_name("FILE");
 
   std::vector<std::string> reset_paths;
   auto* c_reset = app.add_subcommand(
@@ -197,6 +210,10 @@ int run_cli(int argc, char** argv) {
     }
     apply.markers = conflicts == "markers";
     return cmd_apply(ctx, apply);
+  }
+  if (*c_review) {
+    review.index = !review_no_index;
+    return cmd_review(ctx, review);
   }
   if (*c_reset) {
     return cmd_reset(ctx, reset_paths);

@@ -6,6 +6,7 @@
 #include "src/commands.hpp"
 #include "src/diff_result.hpp"
 #include "src/error.hpp"
+#include "src/landed_versions.hpp"
 #include "src/pager.hpp"
 #include "src/real_tree_writer.hpp"
 #include "src/text.hpp"
@@ -125,15 +126,28 @@ void land_content(Outcome& out, const std::string& path, const BlobSide& base, b
   out.landings.push_back(write_landing(path, merged, real));
 }
 
-Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
+Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
+                      const LandedVersions* landed) {
   Outcome out;
   out.change = &p;
   const fuse::Change& c = p.change;
   bool exact = true;
   BlobSide base = reader.base(c, exact);
+  // The real file still holds what an earlier `ws apply --checkpoint` landed: the agent's
+  // version grew from that, so it is the base to merge against.
+  auto landed_base = [&](const std::string& real_path, const ContentReader::RealObject& real) {
+    if (!landed || !real.exists || S_ISDIR(real.mode)) {
+      return;
+    }
+    if (auto b = landed->base_for(real_path, real.side.content)) {
+      base = BlobSide{real.side.mode, std::move(*b)};
+      exact = true;
+    }
+  };
   switch (c.kind) {
   case fuse::ChangeKind::Deleted: {
     auto real = reader.real(c.path);
+    landed_base(c.path, real);
     if (!real.exists) {
       out.how = Outcome::How::AlreadyThere;
     } else if (exact && same(real.side, base)) {
@@ -152,6 +166,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
     out.agents = agents;
     auto source = reader.real(c.from);
     auto target = reader.real(c.path);
+    landed_base(c.from, source);
     if (target.exists && !same(target.side, agents)) {
       out.how = Outcome::How::Conflict;
       out.conflict = "the agent renamed " + quote_path(c.from) + " to " + quote_path(c.path) +
@@ -184,6 +199,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader) {
     BlobSide agents = reader.view(c.path);
     out.agents = agents;
     auto real = reader.real(c.path);
+    landed_base(c.path, real);
     if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode) && real.exists &&
         S_ISDIR(real.mode)) {
       // A file where a directory stood: the directory's files are deletions of this same
@@ -240,10 +256,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   ContentReader reader(w, r.source);
+  LandedVersions landed_versions(w.layout);
   std::vector<Outcome> outcomes;
   for (const auto& p : r.plan) {
     if (p.transfers()) {
-      outcomes.push_back(decide_change(p, reader));
+      outcomes.push_back(
+          decide_change(p, reader, r.source.checkpoint ? nullptr : &landed_versions));
     }
   }
   if (outcomes.empty()) {
@@ -284,6 +302,15 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     return 0;
   }
   tx.commit();
+  if (r.source.checkpoint) {
+    for (const auto& out : outcomes) {
+      for (const auto& l : out.landings) {
+        if (l.content.present() && out.how != Outcome::How::Conflict) {
+          landed_versions.record(l.path, l.content.content);
+        }
+      }
+    }
+  }
 
   if (o.index) {
     std::vector<gitbridge::StagedPath> staged;

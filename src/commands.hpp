@@ -82,4 +82,8 @@ struct RunOptions {
 };
 int cmd_run(const Context& ctx, const RunOptions& options);
 
+/// ws review (src/cmd_review.cpp; ReviewOptions in src/review_session.hpp).
+struct ReviewOptions;
+int cmd_review(const Context& ctx, const ReviewOptions& options);
+
 } // namespace ws

@@ -89,8 +89,9 @@ namespace {
 /// Runs argv in a child and waits. The terminal's SIGINT/SIGQUIT go to the whole foreground
 /// process group, the agent included: ws itself ignores them while waiting, so the agent
 /// decides what Ctrl-C means and ws still prints its summary.
+/// `keep_ignored`: the child keeps SIGINT/SIGQUIT ignored too (bwrap: see run_confined).
 int spawn_and_wait(const std::vector<std::string>& argv, std::vector<int> keep_fds, int report_fd,
-                   const std::function<void(pid_t)>& after_fork = {}) {
+                   const std::function<void(pid_t)>& after_fork = {}, bool keep_ignored = false) {
   std::vector<char*> args;
   for (const auto& s : argv) {
     args.push_back(const_cast<char*>(s.c_str()));
@@ -109,8 +110,10 @@ int spawn_and_wait(const std::vector<std::string>& argv, std::vector<int> keep_f
     throw Error(std::string("cannot start the agent: fork: ") + std::strerror(e));
   }
   if (pid == 0) {
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    if (!keep_ignored) {
+      ::sigaction(SIGINT, &old_int, nullptr);
+      ::sigaction(SIGQUIT, &old_quit, nullptr);
+    }
     for (int fd : keep_fds) {
       ::fcntl(fd, F_SETFD, 0);
     }
@@ -201,14 +204,28 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started) {
     throw Error(std::string("cannot start the agent: pipe: ") + std::strerror(errno));
   }
   fuse::UniqueFd info_read(pipe_fds[0]), info_write(pipe_fds[1]);
-  return spawn_and_wait(bwrap_command(bwrap, spec, filter.get(), info_write.get()),
-                        {filter.get(), info_write.get()}, -1, [&](pid_t) {
-                          info_write.reset(); // ours; bwrap holds its own copy
-                          pid_t child = read_child_pid(info_read.get());
-                          if (child > 0 && started) {
-                            started(child);
-                          }
-                        });
+  // bwrap and the sandbox's first process keep SIGINT/SIGQUIT ignored: a Ctrl-C must reach
+  // the agent, not kill the sandbox around it. The agent is started through `ws __exec`
+  // (this very binary, by fd: it may live where the sandbox hides), which restores them.
+  fuse::UniqueFd self(::open("/proc/self/exe", O_PATH));
+  if (!self) {
+    throw Error(std::string("cannot start the agent: open /proc/self/exe: ") +
+                std::strerror(errno));
+  }
+  SandboxSpec inner = spec;
+  inner.command = {"/proc/self/fd/" + std::to_string(self.get()), "__exec", "--"};
+  inner.command.insert(inner.command.end(), spec.command.begin(), spec.command.end());
+  return spawn_and_wait(
+      bwrap_command(bwrap, inner, filter.get(), info_write.get()),
+      {filter.get(), info_write.get(), self.get()}, -1,
+      [&](pid_t) {
+        info_write.reset(); // ours; bwrap holds its own copy
+        pid_t child = read_child_pid(info_read.get());
+        if (child > 0 && started) {
+          started(child);
+        }
+      },
+      true);
 }
 
 int run_unconfined(const SandboxSpec& spec) {

@@ -481,3 +481,35 @@ TEST_CASE("apply: odd names as pathspecs - through a rename and with --index") {
                             "R  \"old name.txt\" -> \"re\\nnamed \\377.txt\"\n");
   CHECK(w.ws("status").out == "M README.md\n");
 }
+
+TEST_CASE("apply: --checkpoint lands a frozen state while the agent works on - then merges") {
+  TestRepo repo;
+  repo.write("notes.txt", lines(12));
+  commit_all(repo);
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view(sed_line("notes.txt", 2, "agent early") + " && echo v1 > new.txt").status == 0);
+  Run cp = w.ws("checkpoint -m early");
+  REQUIRE(cp.status == 0);
+  REQUIRE(w.in_view(sed_line("notes.txt", 11, "agent late") + " && echo v2 >> new.txt").status ==
+          0);
+
+  Run frozen = w.ws("apply --checkpoint 1");
+  CHECK(frozen.status == 0);
+  CHECK(repo.read("notes.txt") == lines(12, 2, "agent early"));
+  CHECK(repo.read("new.txt") == "v1\n");
+  // The live workspace keeps its newer work.
+  CHECK(w.in_view("cat new.txt").out == "v1\nv2\n");
+
+  // The person edits the landed file too; the live apply merges against what landed.
+  std::string with_person = lines(12, 2, "agent early");
+  with_person.replace(with_person.find("line 7"), 6, "PERSON");
+  repo.write("notes.txt", with_person);
+  Run live = w.ws("apply");
+  CHECK(live.status == 0);
+  CHECK(live.err.find("CONFLICT") == npos);
+  std::string expect = with_person;
+  expect.replace(expect.find("line 11"), 7, "agent late");
+  CHECK(repo.read("notes.txt") == expect);
+  CHECK(repo.read("new.txt") == "v1\nv2\n");
+  CHECK(w.ws("status").out == "");
+}

@@ -1,0 +1,556 @@
+// ws run through the real binary and real bubblewrap: what the confined agent can and cannot
+// reach, as root and as an unprivileged user; sessions, signals, exit status, failing closed.
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+#include <thread>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto npos = std::string::npos;
+
+/// The system python: a user's shims (pyenv under /root) are out of reach for other users.
+std::string py() {
+  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool wait_for(const fs::path& p, int tenths = 100) {
+  for (int i = 0; i < tenths && !fs::exists(p); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return fs::exists(p);
+}
+
+/// The value of "KEY=VALUE" in `out` (one per line), or "<missing>".
+std::string field(const std::string& out, const std::string& key) {
+  size_t at = ("\n" + out).find("\n" + key + "=");
+  if (at == npos) {
+    return "<missing>";
+  }
+  at += key.size() + 1;
+  return out.substr(at, out.find('\n', at) - at);
+}
+
+bool refused(const std::string& errname) {
+  return errname == "EROFS" || errname == "EACCES";
+}
+
+/// A directory outside /tmp, which is a private tmpfs inside the sandbox (a home under /tmp
+/// would prove nothing): under /home or /srv as root, under $HOME otherwise. World-traversable.
+class OutsideTmp {
+public:
+  OutsideTmp() {
+    std::vector<std::string> bases{"/home", "/srv", "/opt", "/var/lib"};
+    if (::geteuid() != 0) {
+      const char* home = std::getenv("HOME");
+      bases = {home ? home : "/nonexistent"};
+    }
+    for (const auto& b : bases) {
+      std::string t = b + "/ws-run-test-XXXXXX";
+      if (::mkdtemp(t.data())) {
+        m_path = t;
+        ::chmod(t.c_str(), 0755);
+        return;
+      }
+    }
+    throw std::runtime_error("no writable directory outside /tmp");
+  }
+  ~OutsideTmp() {
+    std::error_code ec;
+    sh("chmod -R u+rwX " + q(m_path.string()) + " 2>/dev/null");
+    fs::remove_all(m_path, ec);
+  }
+  const fs::path& path() const { return m_path; }
+
+private:
+  fs::path m_path;
+};
+
+/// Someone who runs ws: a user (empty: this process's) with a home and ws's directories in it.
+struct Agent {
+  std::string user;
+  fs::path home, project;
+  fs::path data() const { return home / ".local" / "share"; }
+  fs::path runtime() const { return home / ".run"; }
+  std::string env() const {
+    return "env HOME=" + q(home.string()) + " XDG_DATA_HOME=" + q(data().string()) +
+           " XDG_RUNTIME_DIR=" + q(runtime().string()) + " ";
+  }
+  Run ws(const std::string& args) const {
+    std::string cmd = env() + q(ws_binary().string()) + " " + args;
+    return sh(user.empty() ? cmd : "runuser -u " + user + " -- " + cmd, project);
+  }
+};
+
+/// A TCP server on the host's 127.0.0.1 that greets each client with "hello"; stops itself
+/// after a minute without clients.
+class LoopbackServer {
+public:
+  LoopbackServer() {
+    static const std::string k_server =
+        "import os, socket, sys\n"
+        "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8); s.settimeout(60)\n"
+        "open(sys.argv[1] + '.tmp', 'w').write(str(s.getsockname()[1]))\n"
+        "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+        "while True:\n"
+        "    try:\n"
+        "        c, _ = s.accept()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    c.sendall(b'hello'); c.close()\n";
+    fs::path portfile = m_dir.path() / "port";
+    Run r = sh(py() + " -c " + q(k_server) + " " + q(portfile.string()) +
+               " >/dev/null 2>&1 </dev/null & echo $!");
+    m_pid = std::atoi(r.out.c_str());
+    if (wait_for(portfile, 50)) {
+      port = slurp(portfile);
+    }
+  }
+  ~LoopbackServer() {
+    if (m_pid > 0) {
+      ::kill(m_pid, SIGTERM);
+    }
+  }
+  std::string port;
+
+private:
+  TempDir m_dir;
+  int m_pid = 0;
+};
+
+/// Connects to the host's 127.0.0.1:PORT: prints what the server said, or the error's name.
+const std::string k_connect =
+    "import errno, socket, sys\n"
+    "try:\n"
+    "    c = socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5)\n"
+    "    print('net=' + c.recv(5).decode())\n"
+    "except OSError as e:\n"
+    "    print('net=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n";
+
+/// The agent's probe: KEY=PATH arguments; prints KEY=OK or KEY=ERRNO-NAME per write.
+const std::string k_probe =
+    "import errno, os, sys\n"
+    "a = dict(x.split('=', 1) for x in sys.argv[1:])\n"
+    "def attempt(key, path):\n"
+    "    try:\n"
+    "        with open(path, 'a') as f: f.write('agent\\n')\n"
+    "        print(key + '=OK')\n"
+    "    except OSError as e:\n"
+    "        print(key + '=' + errno.errorcode[e.errno])\n"
+    "attempt('project', a['project'] + '/agent.txt')\n"
+    "attempt('readme', a['project'] + '/README.md')\n"
+    "attempt('home', os.environ['HOME'] + '/agent.txt')\n"
+    "attempt('etc', '/etc/ws-run-agent.txt')\n"
+    "attempt('other', a['other'] + '/agent.txt')\n"
+    "attempt('tmp', a['inside'])\n"
+    "print('hosttmp=' + str(os.path.exists(a['host'])))\n"
+    "for key, var in (('state', 'XDG_DATA_HOME'), ('views', 'XDG_RUNTIME_DIR')):\n"
+    "    d = os.path.join(os.environ[var], 'ws')\n"
+    "    print(key + '=' + (','.join(os.listdir(d)) if os.path.isdir(d) else 'absent'))\n"
+    "print('cwd=' + os.getcwd())\n"
+    "print('uid=' + str(os.getuid()))\n";
+
+/// The confinement as `user` sees it ("" = this process's user; as root, "nobody" is made
+/// the owner of the project and of its own home outside /tmp).
+void check_confinement(const std::string& user) {
+  OutsideTmp base;
+  TestRepo repo;
+  Agent a{user, base.path() / "home", repo.path()};
+  fs::create_directories(a.runtime());
+  fs::create_directories(a.data());
+  ::chmod(a.runtime().c_str(), 0700);
+  fs::path other = base.path() / "other-project";
+  REQUIRE(sh("git init -q " + q(other.string()) + " && chmod 755 " + q(other.string())).status ==
+          0);
+  if (!user.empty()) {
+    REQUIRE(sh("chmod 755 " + q(repo.path().parent_path().string()) + " && chown -R " + user + " " +
+               q(a.home.string()) + " " + q(repo.path().string()))
+                .status == 0);
+  }
+  char host_tmp[] = "/tmp/ws-run-host-XXXXXX";
+  REQUIRE(::mkdtemp(host_tmp) != nullptr);
+  fs::path inside_tmp = "/tmp/ws-run-inside-" + std::to_string(::getpid()) + "-" + user;
+  std::string before = repo.snapshot();
+  struct Cleanup {
+    const Agent& a;
+    std::string host, inside;
+    ~Cleanup() {
+      a.ws("umount --force 2>/dev/null");
+      sh("rm -rf " + q(host) + " " + q(inside));
+    }
+  } cleanup{a, host_tmp, inside_tmp.string()};
+
+  Run r = a.ws("run -- " + py() + " -c " + q(k_probe) + " project=" + q(repo.path().string()) +
+               " other=" + q(other.string()) + " inside=" + q(inside_tmp.string()) +
+               " host=" + q(host_tmp));
+  INFO("ws run as '" << user << "': " << r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(field(r.out, "project") == "OK");
+  CHECK(field(r.out, "readme") == "OK");
+  CHECK(refused(field(r.out, "home")));
+  CHECK(refused(field(r.out, "etc")));
+  CHECK(refused(field(r.out, "other")));
+  CHECK(field(r.out, "tmp") == "OK");        // /tmp is writable inside...
+  CHECK(!fs::exists(inside_tmp));            // ...but private: not the host's /tmp
+  CHECK(field(r.out, "hosttmp") == "False"); // and the host's /tmp does not show inside
+  CHECK(field(r.out, "state") == "");        // $XDG_DATA_HOME/ws: an empty tmpfs
+  CHECK(field(r.out, "views") == "");        // $XDG_RUNTIME_DIR/ws: the same
+  CHECK(field(r.out, "cwd") == repo.path().string());
+  CHECK(field(r.out, "uid") + "\n" == sh("id -u " + user).out); // the agent runs as the user
+  // The writes landed in the view; the real tree, home, /etc and the other project are as
+  // they were.
+  CHECK(repo.snapshot() == before);
+  CHECK(!fs::exists(a.home / "agent.txt"));
+  CHECK(!fs::exists("/etc/ws-run-agent.txt"));
+  CHECK(!fs::exists(other / "agent.txt"));
+  Run st = a.ws("status");
+  CHECK(st.out.find("A agent.txt\n") != npos);
+  CHECK(st.out.find("M README.md\n") != npos);
+  // The state is on the host all the same (so hiding it inside is what kept it away).
+  CHECK(!fs::is_empty(a.data() / "ws"));
+
+  // The network: on, the host's loopback is reachable; off, only a private one.
+  LoopbackServer server;
+  REQUIRE(!server.port.empty());
+  std::string connect = py() + " -c " + q(k_connect) + " " + server.port;
+  Run on = a.ws("run --network=on -- " + connect);
+  CHECK_MESSAGE(field(on.out, "net") == "hello", on.out << on.err);
+  Run off = a.ws("run --network=off -- " + connect);
+  CHECK_MESSAGE(field(off.out, "net") == "ECONNREFUSED", off.out << off.err);
+  CHECK(off.status == 0);
+}
+
+/// Starts `script` with /bin/sh in a process group of its own, as a terminal's foreground job
+/// is; stderr to `err`. Returns its pid, which is the group's id.
+pid_t start_job(const std::string& script, const fs::path& cwd, const fs::path& err) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int null = ::open("/dev/null", O_RDWR);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(e, 2);
+    if (::chdir(cwd.c_str()) != 0) {
+      ::_exit(126);
+    }
+    ::execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid); // also from here: no race with the kill below
+  return pid;
+}
+
+/// waitpid with a deadline; on timeout kills the group and returns -1.
+int wait_job(pid_t pid, int seconds) {
+  int status = 0;
+  for (int i = 0; i < seconds * 10; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(-pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
+std::string ws_env(const MountedWorkspace& w) {
+  return "XDG_DATA_HOME=" + q((w.state_root() / "data").string()) +
+         " XDG_RUNTIME_DIR=" + q((w.state_root() / "run").string()) + " ";
+}
+
+} // namespace
+
+TEST_CASE("run: as root the project path is the view and the rest is read-only or private") {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: nothing to check as root");
+    return;
+  }
+  check_confinement("");
+}
+
+TEST_CASE("run: as an unprivileged user the same confinement holds") {
+  if (::geteuid() == 0 &&
+      sh("id nobody && command -v runuser && command -v fusermount3").status != 0) {
+    MESSAGE("no user 'nobody', runuser or fusermount3");
+    return;
+  }
+  check_confinement(::geteuid() == 0 ? "nobody" : "");
+}
+
+TEST_CASE("run: as root inside no remount or unmount reaches the real tree") {
+  if (::geteuid() != 0) {
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run r = w.ws("run -- sh -c " +
+               q("id -u; mount -o remount,rw / 2>/dev/null; echo remount=$?; "
+                 "umount -l " +
+                 q(repo.path().string()) +
+                 " 2>/dev/null; echo umount=$?; "
+                 "touch /usr/ws-run-agent 2>/dev/null; echo usr=$?; echo still > still.txt"));
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("0\n") == 0); // still root (uid 0), only without capabilities
+  CHECK(field(r.out, "remount") != "0");
+  CHECK(field(r.out, "umount") != "0");
+  CHECK(field(r.out, "usr") != "0");
+  CHECK(!fs::exists("/usr/ws-run-agent"));
+  CHECK(slurp(w.view() / "still.txt") == "still\n");
+  CHECK(!fs::exists(repo.path() / "still.txt"));
+}
+
+TEST_CASE("run: --writable keeps a path writable and refuses paths inside the project") {
+  OutsideTmp base;
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  fs::path cache = base.path() / "cache";
+  fs::create_directories(cache);
+  std::string write = " -- sh -c 'echo w >> " + cache.string() + "/w.txt'";
+  Run ro = w.ws("run" + write);
+  CHECK(ro.status != 0);
+  CHECK(ro.err.find("Read-only file system") != npos);
+  CHECK(!fs::exists(cache / "w.txt"));
+  Run rw = w.ws("run --writable " + q(cache.string()) + write);
+  CHECK_MESSAGE(rw.status == 0, rw.err);
+  CHECK(slurp(cache / "w.txt") == "w\n");
+
+  // A writable parent of the state (say, all of $HOME) still does not show it.
+  Run parent =
+      w.ws("run --writable " + q(w.state_root().string()) +
+           " -- sh -c 'ls -A \"$XDG_DATA_HOME/ws\"; ls -A \"$XDG_RUNTIME_DIR/ws\"; echo end'");
+  CHECK(parent.status == 0);
+  CHECK(parent.out == "end\n");
+
+  for (const std::string& inside :
+       std::vector<std::string>{"src", ".", repo.path().string() + "/docs/guide"}) {
+    Run r = w.ws("run --writable " + q(inside) + " -- sh -c 'echo ran > ran.txt'");
+    CHECK_MESSAGE(r.status == 1, inside);
+    CHECK_MESSAGE(r.err.find("lies inside the project") != npos, r.err);
+    CHECK(!fs::exists(w.view() / "ran.txt"));
+  }
+  Run missing = w.ws("run --writable /nonexistent/ws-run -- true");
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("--writable /nonexistent/ws-run") != npos);
+}
+
+TEST_CASE("run: two concurrent sessions on one workspace see each other's writes") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Each waits (up to 10 s) for the other's file rather than sleeping a fixed time.
+  auto first = std::async(std::launch::async, [&] {
+    // Written aside and renamed: the other side must never see a created, still empty file.
+    return w.ws("run -- sh -c 'echo a > a.tmp && mv a.tmp a.txt; i=0; while [ ! -e b.txt ] && [ $i "
+                "-lt 100 ]; "
+                "do sleep 0.1; i=$((i+1)); done; cat b.txt'");
+  });
+  Run second = w.ws("run -- sh -c 'i=0; while [ ! -e a.txt ] && [ $i -lt 100 ]; do sleep 0.1; "
+                    "i=$((i+1)); done; cat a.txt; echo b > b.tmp && mv b.tmp b.txt'");
+  Run one = first.get();
+  CHECK_MESSAGE(one.status == 0, one.err);
+  CHECK_MESSAGE(second.status == 0, second.err);
+  CHECK(one.out == "b\n");
+  CHECK(second.out == "a\n");
+  CHECK(w.ws("status").out == "A a.txt\nA b.txt\n");
+  CHECK(!fs::exists(repo.path() / "a.txt"));
+}
+
+TEST_CASE("run: Ctrl-C reaches the agent and ws prints its summary") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  TempDir tmp;
+  // The agent cleans up on SIGINT (it takes a moment, as real clean-ups do), then exits 5.
+  std::string agent = "trap 'sleep 0.5; echo got-int > int.txt; exit 5' INT; "
+                      "echo ready > ready.txt; i=0; while [ $i -lt 200 ]; do sleep 0.1; "
+                      "i=$((i+1)); done; echo no-int > int.txt";
+  pid_t job =
+      start_job("exec env " + ws_env(w) + q(ws_binary().string()) + " run -- sh -c " + q(agent),
+                repo.path(), tmp.path() / "err");
+  REQUIRE(wait_for(w.view() / "ready.txt"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(-job, SIGINT); // what the terminal does on Ctrl-C: the whole foreground group
+  int status = wait_job(job, 30);
+  std::string err = slurp(tmp.path() / "err");
+  INFO("ws stderr: " << err);
+  CHECK(slurp(w.view() / "int.txt") == "got-int\n");
+  CHECK(status == 5);
+  CHECK(err.find("ended (exit " + std::to_string(status) + ")") != npos); // ws survived
+  CHECK(err.find("review: ws diff") != npos);
+}
+
+TEST_CASE("run: the agent's exit status passes through") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run seven = w.ws("run -- sh -c 'exit 7'");
+  CHECK(seven.status == 7);
+  CHECK(seven.err.find("ended (exit 7)") != npos);
+  Run zero = w.ws("run -- true");
+  CHECK(zero.status == 0);
+  Run killed = w.ws("run -- sh -c 'kill -TERM $$'");
+  CHECK(killed.status == 128 + SIGTERM);
+}
+
+TEST_CASE("run: a session that cannot be confined fails closed") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  TempDir host;
+  // Unconfined, the command would leave a marker in the view and one in the host's /tmp.
+  std::string cmd =
+      " run -- sh -c " + q("echo ran > ran.txt; echo ran > " + (host.path() / "ran").string());
+  for (std::string env : {"WS_BWRAP=/nonexistent", "PATH=/nonexistent WS_BWRAP="}) {
+    Run r = sh("env " + env + " " + ws_env(w) + q(ws_binary().string()) + cmd, repo.path());
+    INFO(env << ": " << r.err);
+    CHECK(r.status != 0);
+    CHECK(r.err.find("ws: error: cannot confine the agent") != npos);
+    CHECK(r.err.find("--no-confine") != npos);
+    CHECK(!fs::exists(w.view() / "ran.txt"));
+    CHECK(!fs::exists(host.path() / "ran"));
+    CHECK(!fs::exists(repo.path() / "ran.txt"));
+  }
+}
+
+TEST_CASE("run: the journal attributes a session's writes to it") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("echo host > host.txt").status == 0);
+  // Unsetting WS_SESSION does not hide a write: the session is the pid namespace.
+  Run r = w.ws("run -- sh -c 'echo $WS_SESSION > session.txt; echo x > s1.txt; "
+               "env -u WS_SESSION sh -c \"echo y > s1b.txt\"'");
+  REQUIRE(r.status == 0);
+  std::string id = slurp(w.view() / "session.txt");
+  REQUIRE(id.size() > 1);
+  id.pop_back();
+  CHECK(id.find("default-") == 0);
+  CHECK(r.err.find("session " + id + " ended") != npos);
+  REQUIRE(w.ws("run -- sh -c 'echo z > s2.txt'").status == 0);
+
+  // path<TAB>session per entry of ws log --json.
+  static const std::string k_parse = "import json, sys\n"
+                                     "for e in json.load(sys.stdin):\n"
+                                     "    print(e['path'] + '\\t' + e.get('session', ''))\n";
+  Run json = w.ws("log --json | " + py() + " -c " + q(k_parse));
+  INFO(json.out << json.err);
+  CHECK(json.status == 0);
+  CHECK(json.out.find("s1.txt\t" + id + "\n") != npos);
+  CHECK(json.out.find("s1b.txt\t" + id + "\n") != npos);
+  CHECK(json.out.find("session.txt\t" + id + "\n") != npos);
+  CHECK(json.out.find("host.txt\t\n") != npos);
+  CHECK(json.out.find("s2.txt\tdefault-") != npos);
+  CHECK(json.out.find("s2.txt\t" + id + "\n") == npos);
+
+  Run only = w.ws("log --session " + q(id));
+  CHECK(only.status == 0);
+  CHECK(only.out.find("s1.txt") != npos);
+  CHECK(only.out.find("s1b.txt") != npos);
+  CHECK(only.out.find("(session " + id + ")") != npos);
+  CHECK(only.out.find("host.txt") == npos);
+  CHECK(only.out.find("s2.txt") == npos);
+}
+
+TEST_CASE("run: the end of a session prints a summary and saves a checkpoint") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run r = w.ws("run -- sh -c 'echo x > feature.txt; mkdir -p node_modules/m; "
+               "echo y > node_modules/m/i.js; echo all: >> Makefile; exit 3'");
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("ws: session default-") != npos);
+  CHECK(r.err.find("ended (exit 3); checkpoint ") != npos);
+  CHECK(r.err.find("A  feature.txt\n") != npos);
+  CHECK(r.err.find("M  Makefile  runs code on your machine") != npos);
+  CHECK(r.err.find("WITHHELD") != npos);
+  CHECK(r.err.find("node_modules/m/i.js") != npos);
+  CHECK(r.err.find("under node_modules/") != npos);
+  CHECK(r.err.find("FLAGGED") != npos);
+  CHECK(r.err.find("runs code on your machine") != npos);
+  CHECK(r.err.find("review: ws diff    apply: ws apply    throw away: ws reset") != npos);
+  Run cps = w.ws("checkpoints --json");
+  CHECK(cps.out.find("\"message\": \"end of ws run: sh -c ") != npos);
+  Run list = w.ws("checkpoints");
+  CHECK(list.out.find("end of ws run") != npos);
+
+  // Named workspaces are named in the commands; an empty session says so.
+  MountedWorkspace other(repo, "other");
+  Run quiet = other.ws("run -- true");
+  CHECK(quiet.err.find("ws: no changes in workspace 'other'") != npos);
+  Run named = other.ws("run -- sh -c 'echo n > n.txt'");
+  CHECK(named.err.find("review: ws -w other diff    apply: ws -w other apply    "
+                       "throw away: ws -w other reset") != npos);
+}
+
+TEST_CASE("run: ws run creates the workspace if needed") {
+  TestRepo repo;
+  TempDir state;
+  fs::create_directories(state.path() / "r");
+  ::chmod((state.path() / "r").c_str(), 0700);
+  std::string ws = "env XDG_DATA_HOME=" + q((state.path() / "d").string()) +
+                   " XDG_RUNTIME_DIR=" + q((state.path() / "r").string()) + " " +
+                   q(ws_binary().string()) + " ";
+  Run r = sh(ws + "run -- sh -c 'echo made > made.txt'", repo.path());
+  CHECK_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("ws: created workspace 'default' for " + repo.path().string()) != npos);
+  CHECK(sh(ws + "status", repo.path()).out == "A made.txt\n");
+  CHECK(sh(ws + "list", repo.path()).out.find("* default") == 0);
+  CHECK(!fs::exists(repo.path() / "made.txt"));
+  Run again = sh(ws + "run -- true", repo.path());
+  CHECK(again.err.find("created workspace") == npos);
+  CHECK(sh(ws + "umount", repo.path()).status == 0);
+}
+
+TEST_CASE("run: terminal input injection fails with EPERM") {
+  if (sh("command -v script").status != 0) {
+    MESSAGE("no script(1) to give the agent a terminal");
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  static const std::string k_inject = "import errno, fcntl, os, termios\n"
+                                      "print('tty=' + str(os.isatty(0)))\n"
+                                      "try:\n"
+                                      "    fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+                                      "    print('tiocsti=injected')\n"
+                                      "except OSError as e:\n"
+                                      "    print('tiocsti=' + errno.errorcode[e.errno])\n";
+  std::string inner =
+      "env " + ws_env(w) + q(ws_binary().string()) + " run -- " + py() + " -c " + q(k_inject);
+  Run r = sh("script -qc " + q(inner) + " /dev/null", repo.path());
+  INFO(r.out << r.err);
+  std::string out = r.out;
+  std::erase(out, '\r');
+  CHECK(field(out, "tty") == "True");
+  CHECK(field(out, "tiocsti") == "EPERM");
+}
+
+TEST_CASE("run: sessions do not nest") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run r = w.ws("run -- sh -c " + q(q(ws_binary().string()) + " run -- true"));
+  CHECK(r.status == 1);
+  CHECK(r.err.find("already inside ws session") != npos);
+}

@@ -1,0 +1,78 @@
+#pragma once
+
+// Views: the model rendered into rows of styled text, with no terminal involved. The
+// ncurses screen paints a Frame; tests and `docs/review-screen.txt` read its dump().
+
+#include "tui/review_model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ws::tui {
+
+enum class Style : uint8_t {
+  Normal,
+  Title,
+  Status,
+  Prompt,
+  Selected,    ///< the selected file, list focused
+  SelectedDim, ///< the selected file, diff focused
+  Group,
+  Flagged,
+  Withheld,
+  Blocked,
+  Accepted,
+  Rejected,
+  Partial,
+  Note,
+  HunkHeader,
+  HunkCurrent,
+  Added,
+  Deleted,
+  AddedWord, ///< the words that changed within an added line
+  DeletedWord,
+  Dim,
+};
+
+struct Span {
+  std::string text; ///< printable UTF-8, one column per code point
+  Style style = Style::Normal;
+};
+
+struct Row {
+  std::vector<Span> spans;
+};
+
+struct Frame {
+  int width = 0;
+  int height = 0;
+  std::vector<Row> rows; ///< exactly `height`, each exactly `width` columns
+  /// The text, one line per row, trailing blanks cut.
+  std::string dump() const;
+};
+
+/// What overlays the panes.
+struct Overlay {
+  std::string prompt; ///< shown on the bottom line instead of the key hints
+  bool help = false;  ///< the key help over the diff pane
+};
+
+Frame render(const ReviewModel& model, int width, int height, const Overlay& overlay = {});
+
+/// Bytes an agent wrote made safe to show: control characters as ^X (no escape sequence
+/// reaches the terminal), invalid UTF-8 as '?', tabs expanded.
+std::string printable(std::string_view bytes);
+
+/// Rows the panes get in a terminal of `height` rows (title and status lines excluded).
+int pane_rows(int height);
+
+/// Intra-line highlighting: for an old and a new line, which bytes changed in each, as
+/// [begin, end) ranges (word granularity, dtl). Empty when the lines share too little for
+/// highlighting to help.
+struct WordDiff {
+  std::vector<std::pair<size_t, size_t>> old_ranges, new_ranges;
+};
+WordDiff word_diff(std::string_view old_line, std::string_view new_line);
+
+} // namespace ws::tui
