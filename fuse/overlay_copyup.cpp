@@ -300,6 +300,15 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
     meta.origin_path = path;
     m_meta.put(path, meta);
   }
+  struct stat ust {};
+  if (::fstat(fd.get(), &ust) == 0) {
+    // The directory is now backed by its upper copy: a later lookup resolves to that, and
+    // must find this same node (a fresh one would unhash the dentry a shell stands in, and
+    // its getcwd() would fail).
+    std::lock_guard table(m_table);
+    dir->backing_dev = ust.st_dev;
+    dir->backing_ino = ust.st_ino;
+  }
   dir->upper_fd.store(fd.release(), std::memory_order_release);
 }
 

@@ -78,7 +78,7 @@ struct Node {
   /// it has none). Fixed at creation.
   bool stable = false;
 
-  mode_t type = 0;         ///< S_IFMT bits
+  mode_t type = 0; ///< S_IFMT bits
   /// st_ino reported to the kernel: stable across copy-up. Atomic: lookups and state
   /// edits set it while getattr of a directory reads it without m_tree.
   std::atomic<uint64_t> ino{0};

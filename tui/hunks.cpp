@@ -36,15 +36,13 @@ std::string hex64(uint64_t v) {
 }
 
 uint32_t Hunk::old_count() const {
-  return static_cast<uint32_t>(std::count_if(lines.begin(), lines.end(), [](const Line& l) {
-    return l.kind != Line::Kind::Added;
-  }));
+  return static_cast<uint32_t>(std::count_if(
+      lines.begin(), lines.end(), [](const Line& l) { return l.kind != Line::Kind::Added; }));
 }
 
 uint32_t Hunk::new_count() const {
-  return static_cast<uint32_t>(std::count_if(lines.begin(), lines.end(), [](const Line& l) {
-    return l.kind != Line::Kind::Deleted;
-  }));
+  return static_cast<uint32_t>(std::count_if(
+      lines.begin(), lines.end(), [](const Line& l) { return l.kind != Line::Kind::Deleted; }));
 }
 
 std::string Hunk::header() const {

@@ -15,8 +15,8 @@ namespace ws::tui {
 namespace {
 
 size_t columns(std::string_view s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
 }
 
 /// The first `n` columns of printable `s`.
@@ -118,8 +118,8 @@ std::vector<Row> list_rows(const ReviewModel& m, size_t width, int& selected_row
     if (sel) {
       selected_row = static_cast<int>(rows.size());
     }
-    Style base = sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim)
-                     : Style::Normal;
+    Style base =
+        sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim) : Style::Normal;
     FileState st = file_state(f);
     std::string size = change_size(f);
     rows.emplace_back();
@@ -236,10 +236,10 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
       b.add(cur ? ">" : " ", s).add(h.header(), s);
       if (f->hunk_level && f->decidable()) {
         std::string label = std::string("  ") + decision_label(h.decision);
-        b.add(label, cur ? s : state_style(h.decision == Decision::Accepted ? FileState::Accepted
-                                           : h.decision == Decision::Rejected
-                                               ? FileState::Rejected
-                                               : FileState::Undecided));
+        b.add(label, cur ? s
+                         : state_style(h.decision == Decision::Accepted   ? FileState::Accepted
+                                       : h.decision == Decision::Rejected ? FileState::Rejected
+                                                                          : FileState::Undecided));
       }
       b.fill(cur ? s : Style::Normal);
       break;
@@ -251,7 +251,8 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
         e[SIZE_MAX]; // marks this hunk done even when nothing is emphasised
       }
       auto it = e.find(static_cast<size_t>(d.line));
-      line_row(rows.back(), width, f->hunks[static_cast<size_t>(d.hunk)].lines[static_cast<size_t>(d.line)],
+      line_row(rows.back(), width,
+               f->hunks[static_cast<size_t>(d.hunk)].lines[static_cast<size_t>(d.line)],
                it == e.end() ? nullptr : &it->second);
       break;
     }

@@ -153,8 +153,7 @@ void ReviewModel::sync_hunk_to_scroll() {
   }
   int top = m_diff_top, bottom = m_diff_top + m_diff_rows;
   int first_visible = -1;
-  for (int i = std::max(0, top); i < std::min<int>(bottom, static_cast<int>(m_rows.size()));
-       ++i) {
+  for (int i = std::max(0, top); i < std::min<int>(bottom, static_cast<int>(m_rows.size())); ++i) {
     if (m_rows[static_cast<size_t>(i)].hunk == m_hunk) {
       return; // still on screen
     }
@@ -417,19 +416,15 @@ Effect ReviewModel::search_from(bool forward) {
 }
 
 size_t ReviewModel::decided_files() const {
-  return static_cast<size_t>(std::count_if(m_review.files.begin(), m_review.files.end(),
-                                           [](const FileEntry& f) {
-                                             FileState s = file_state(f);
-                                             if (s == FileState::Partial) {
-                                               return std::none_of(
-                                                   f.hunks.begin(), f.hunks.end(),
-                                                   [](const Hunk& h) {
-                                                     return h.decision == Decision::Undecided;
-                                                   });
-                                             }
-                                             return s == FileState::Accepted ||
-                                                    s == FileState::Rejected;
-                                           }));
+  return static_cast<size_t>(
+      std::count_if(m_review.files.begin(), m_review.files.end(), [](const FileEntry& f) {
+        FileState s = file_state(f);
+        if (s == FileState::Partial) {
+          return std::none_of(f.hunks.begin(), f.hunks.end(),
+                              [](const Hunk& h) { return h.decision == Decision::Undecided; });
+        }
+        return s == FileState::Accepted || s == FileState::Rejected;
+      }));
 }
 
 bool ReviewModel::any_decision() const {

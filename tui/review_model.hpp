@@ -79,14 +79,14 @@ FileState file_state(const FileEntry& f);
 /// What the session loop must do after an action (the model itself never prompts).
 enum class Effect {
   None,
-  Changed,      ///< decisions changed: persist them
-  AskOverride,  ///< confirm taking the selected withheld file
-  AskSearch,    ///< read a search text, then call search()
-  AskQuit,      ///< decisions exist: confirm leaving
-  Quit,         ///< leave
-  ShowHelp,     ///< show the key help
-  AskFinish,    ///< choose how to land the accepted changes
-  Message,      ///< show message() on the status line
+  Changed,     ///< decisions changed: persist them
+  AskOverride, ///< confirm taking the selected withheld file
+  AskSearch,   ///< read a search text, then call search()
+  AskQuit,     ///< decisions exist: confirm leaving
+  Quit,        ///< leave
+  ShowHelp,    ///< show the key help
+  AskFinish,   ///< choose how to land the accepted changes
+  Message,     ///< show message() on the status line
 };
 
 enum class Action {
@@ -101,13 +101,13 @@ enum class Action {
   NextFile,
   PrevFile,
   ToggleFocus,
-  Accept,    ///< the selected file (list) or hunk (diff)
-  Reject,    ///< likewise
-  Undecide,  ///< likewise
+  Accept,   ///< the selected file (list) or hunk (diff)
+  Reject,   ///< likewise
+  Undecide, ///< likewise
   AcceptFile,
   RejectFile,
-  Split,     ///< the current hunk
-  Override,  ///< ask to take a withheld file
+  Split,    ///< the current hunk
+  Override, ///< ask to take a withheld file
   Search,
   SearchNext,
   SearchPrev,
@@ -121,8 +121,8 @@ enum class Focus { Files, Diff };
 /// One row of the diff pane, pointing into the selected file.
 struct DiffRow {
   enum class Kind { Title, Note, HunkHeader, Line } kind = Kind::Line;
-  int hunk = -1; ///< HunkHeader, Line
-  int line = -1; ///< Line
+  int hunk = -1;    ///< HunkHeader, Line
+  int line = -1;    ///< Line
   std::string text; ///< Title, Note
 };
 

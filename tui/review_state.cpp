@@ -53,13 +53,11 @@ std::string ReviewModel::save() const {
     if (f.hunk_level) {
       for (const auto& h : f.hunks) {
         if (h.decision != Decision::Undecided) {
-          out += "hunk " + hex(f.path) + " " + h.key() + " " + static_cast<char>(h.decision) +
-                 "\n";
+          out += "hunk " + hex(f.path) + " " + h.key() + " " + static_cast<char>(h.decision) + "\n";
         }
       }
     } else if (f.decision != Decision::Undecided) {
-      out += "file " + hex(f.path) + " " + file_key(f) + " " + static_cast<char>(f.decision) +
-             "\n";
+      out += "file " + hex(f.path) + " " + file_key(f) + " " + static_cast<char>(f.decision) + "\n";
     }
   }
   return out;

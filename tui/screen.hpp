@@ -20,7 +20,7 @@ struct SessionResult {
 /// What the session needs from its owner (src/), as plain callbacks.
 struct SessionHooks {
   std::function<void(const ReviewModel&)> save; ///< persist the decisions (after each change)
-  std::function<bool()> fresh; ///< the workspace still holds what the review shows
+  std::function<bool()> fresh;                  ///< the workspace still holds what the review shows
   bool stage_by_default = true;
   std::string default_patch_file = "ws-review.patch";
 };

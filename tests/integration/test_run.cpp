@@ -554,3 +554,18 @@ TEST_CASE("run: sessions do not nest") {
   CHECK(r.status == 1);
   CHECK(r.err.find("already inside ws session") != npos);
 }
+
+TEST_CASE("run: ws shell runs the person's shell in the same confinement") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run r = w.ws("shell <<'EOF'\n"
+               "echo \"$WS_SESSION\" > shell.txt\n"
+               "touch /etc/ws-shell-test 2>/dev/null && echo escaped > escaped.txt\n"
+               "exit 3\n"
+               "EOF");
+  CHECK(r.status == 3);
+  CHECK(w.in_view("cat shell.txt").out.rfind("default-", 0) == 0);
+  CHECK(!fs::exists(w.view() / "escaped.txt"));
+  CHECK(!fs::exists("/etc/ws-shell-test"));
+  CHECK(!fs::exists(repo.path() / "shell.txt"));
+}

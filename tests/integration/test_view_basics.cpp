@@ -370,3 +370,14 @@ TEST_CASE("view: odd names: spaces + newline + non-UTF-8 bytes + 255-byte names"
          repo.path());
   CHECK(parsed.out == "4\n");
 }
+
+TEST_CASE("view: a shell's cwd stays valid after the agent writes in that directory") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // The first write copies src/ up; the lookup of src by `ls ..` must find the same node, or
+  // the kernel unhashes the dentry the shell stands in and getcwd() fails.
+  Run r = w.in_view("cd src && echo new > added.c && ls .. >/dev/null && "
+                    "python3 -c 'import os; print(os.getcwd())'");
+  CHECK(r.status == 0);
+  CHECK(r.out == (w.view() / "src").string() + "\n");
+}

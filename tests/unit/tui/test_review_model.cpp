@@ -129,8 +129,8 @@ TEST_CASE("tui::split divides a hunk at its context and each part lands alone") 
   const auto& h = m.files()[0].hunks;
   REQUIRE(h.size() == 2);
   CHECK(h[0].header() == "@@ -5,8 +5,8 @@");
-  CHECK(h[1].header() == "@@ -9,8 +9,8 @@"); // the context between belongs to both
-  CHECK(m.apply(Action::Split) == Effect::Message); // one change left in this part
+  CHECK(h[1].header() == "@@ -9,8 +9,8 @@");         // the context between belongs to both
+  CHECK(m.apply(Action::Split) == Effect::Message);  // one change left in this part
   CHECK(m.apply(Action::Accept) == Effect::Changed); // first part; moves to the second
   CHECK(m.current_hunk() == 1);
   CHECK(m.apply(Action::Reject) == Effect::Changed);
