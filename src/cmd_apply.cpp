@@ -7,6 +7,7 @@
 #include "src/diff_result.hpp"
 #include "src/error.hpp"
 #include "src/landed_versions.hpp"
+#include "src/landing.hpp"
 #include "src/pager.hpp"
 #include "src/real_tree_writer.hpp"
 #include "src/text.hpp"
@@ -26,105 +27,11 @@ using gitbridge::BlobSide;
 using gitbridge::GitMode;
 
 /// What apply decided for one change.
-struct Outcome {
+struct Outcome : LandingResult {
   const PlannedChange* change = nullptr;
-  std::vector<Landing> landings; ///< what the real tree's paths become
-  enum class How { Write, AlreadyThere, Merged, Conflict } how = How::Write;
-  std::string conflict; ///< why, for a person
-  std::vector<gitbridge::ConflictHunk> hunks;
-  std::string markers; ///< merged text with conflict markers (text conflicts)
-  BlobSide agents;     ///< the workspace's version this outcome was computed from
+  BlobSide agents; ///< the workspace's version this outcome was computed from
 };
-
-bool same(const BlobSide& a, const BlobSide& b) {
-  return a.mode == b.mode && a.content == b.content;
-}
-
-bool is_exec(GitMode m) {
-  return m == GitMode::Executable;
-}
-
-/// Permission bits for a file landing where `real` stands (or nothing): the person's bits,
-/// with the exec bits the agent's version asks for.
-mode_t landing_perm(const ContentReader::RealObject& real, GitMode mode) {
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  mode_t perm = real.exists && S_ISREG(real.mode) ? (real.mode & 0777) : (0666 & ~mask);
-  if (is_exec(mode)) {
-    perm |= (perm & 0444) >> 2; // x wherever r
-  } else {
-    perm &= ~0111u;
-  }
-  return perm;
-}
-
-Landing write_landing(const std::string& path, const BlobSide& content,
-                      const ContentReader::RealObject& real) {
-  return Landing{path, content, landing_perm(real, content.mode)};
-}
-
-/// The real file at `path` should become `agents`, having been `base` when the agent
-/// started. Fills `out` (landing or conflict).
-void land_content(Outcome& out, const std::string& path, const BlobSide& base, bool base_exact,
-                  const BlobSide& agents, const ContentReader::RealObject& real,
-                  const std::string& real_path) {
-  if (!real.exists) {
-    if (base.present()) {
-      out.how = Outcome::How::Conflict;
-      out.conflict =
-          "you deleted " + quote_path(real_path) + " in the real tree; the agent changed it";
-      return;
-    }
-    out.landings.push_back(write_landing(path, agents, real));
-    return;
-  }
-  if (S_ISDIR(real.mode)) {
-    out.how = Outcome::How::Conflict;
-    out.conflict = quote_path(real_path) + " is a directory in the real tree now";
-    return;
-  }
-  if (path == real_path && same(real.side, agents)) {
-    out.how = Outcome::How::AlreadyThere;
-    out.landings.push_back(write_landing(path, agents, real));
-    return;
-  }
-  if (base_exact && same(real.side, base)) {
-    out.landings.push_back(write_landing(path, agents, real));
-    return;
-  }
-  if (!base.present()) {
-    out.how = Outcome::How::Conflict;
-    out.conflict = "both added: the real tree has a different " + quote_path(real_path);
-    return;
-  }
-  if (!base_exact) {
-    out.how = Outcome::How::Conflict;
-    out.conflict = "you changed " + quote_path(real_path) +
-                   " and the version the agent started from is not known (too large to keep)";
-    return;
-  }
-  if (base.mode == GitMode::Symlink || agents.mode == GitMode::Symlink ||
-      real.side.mode == GitMode::Symlink) {
-    out.how = Outcome::How::Conflict;
-    out.conflict = "you and the agent both changed the symlink " + quote_path(real_path);
-    return;
-  }
-  gitbridge::MergeResult m =
-      gitbridge::merge_file(base.content, real.side.content, agents.content, path);
-  if (!m.clean) {
-    out.how = Outcome::How::Conflict;
-    out.conflict = m.conflicts.empty()
-                       ? "you and the agent both changed the binary file " + quote_path(real_path)
-                       : "you and the agent changed the same lines of " + quote_path(real_path);
-    out.hunks = std::move(m.conflicts);
-    out.markers = std::move(m.content);
-    return;
-  }
-  // The agent's mode change wins only if it made one; otherwise the person's mode stays.
-  BlobSide merged{agents.mode != base.mode ? agents.mode : real.side.mode, std::move(m.content)};
-  out.how = Outcome::How::Merged;
-  out.landings.push_back(write_landing(path, merged, real));
-}
+using How = LandingResult::How;
 
 Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
                       const LandedVersions* landed) {
@@ -149,11 +56,11 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
     auto real = reader.real(c.path);
     landed_base(c.path, real);
     if (!real.exists) {
-      out.how = Outcome::How::AlreadyThere;
-    } else if (exact && same(real.side, base)) {
+      out.how = How::AlreadyThere;
+    } else if (exact && same_blob(real.side, base)) {
       out.landings.push_back(Landing{c.path, {}, 0});
     } else {
-      out.how = Outcome::How::Conflict;
+      out.how = How::Conflict;
       out.conflict =
           S_ISDIR(real.mode)
               ? quote_path(c.path) + " is a directory in the real tree now"
@@ -167,30 +74,30 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
     auto source = reader.real(c.from);
     auto target = reader.real(c.path);
     landed_base(c.from, source);
-    if (target.exists && !same(target.side, agents)) {
-      out.how = Outcome::How::Conflict;
+    if (target.exists && !same_blob(target.side, agents)) {
+      out.how = How::Conflict;
       out.conflict = "the agent renamed " + quote_path(c.from) + " to " + quote_path(c.path) +
                      ", which now exists in the real tree";
       return out;
     }
     if (!source.exists) {
       if (target.exists) {
-        out.how = Outcome::How::AlreadyThere;
+        out.how = How::AlreadyThere;
         out.landings.push_back(write_landing(c.path, agents, target));
       } else {
-        out.how = Outcome::How::Conflict;
+        out.how = How::Conflict;
         out.conflict = "you deleted " + quote_path(c.from) + "; the agent renamed it";
       }
       return out;
     }
     land_content(out, c.path, base, exact, agents, source, c.from);
-    if (out.how != Outcome::How::Conflict) {
+    if (out.how != How::Conflict) {
       if (!out.landings.empty()) {
         out.landings.back().perm = landing_perm(source, out.landings.back().content.mode);
       }
       out.landings.push_back(Landing{c.from, {}, 0});
-      if (out.how == Outcome::How::AlreadyThere) {
-        out.how = Outcome::How::Write;
+      if (out.how == How::AlreadyThere) {
+        out.how = How::Write;
       }
     }
     return out;
@@ -215,7 +122,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
 
 void print_conflicts(const std::vector<Outcome>& outcomes, bool color) {
   for (const auto& o : outcomes) {
-    if (o.how != Outcome::How::Conflict) {
+    if (o.how != How::Conflict) {
       continue;
     }
     std::fprintf(stderr, "%sCONFLICT%s %s\n", color ? "\033[1;31m" : "", color ? "\033[m" : "",
@@ -271,7 +178,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
   size_t conflicts = 0;
   for (auto& out : outcomes) {
-    if (out.how != Outcome::How::Conflict) {
+    if (out.how != How::Conflict) {
       continue;
     }
     ++conflicts;
@@ -305,7 +212,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (r.source.checkpoint) {
     for (const auto& out : outcomes) {
       for (const auto& l : out.landings) {
-        if (l.content.present() && out.how != Outcome::How::Conflict) {
+        if (l.content.present() && out.how != How::Conflict) {
           landed_versions.record(l.path, l.content.content);
         }
       }
@@ -315,7 +222,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (o.index) {
     std::vector<gitbridge::StagedPath> staged;
     for (const auto& out : outcomes) {
-      if (out.how == Outcome::How::Conflict) {
+      if (out.how == How::Conflict) {
         continue; // markers are for the person to resolve, not to commit
       }
       for (const auto& l : out.landings) {
@@ -335,12 +242,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   size_t applied = 0;
   for (const auto& out : outcomes) {
     const fuse::Change& c = out.change->change;
-    const char* how = out.how == Outcome::How::Merged         ? "  (merged with your edits)"
-                      : out.how == Outcome::How::Conflict     ? "  (CONFLICT markers written)"
-                      : out.how == Outcome::How::AlreadyThere ? "  (already so)"
-                                                              : "";
+    const char* how = out.how == How::Merged         ? "  (merged with your edits)"
+                      : out.how == How::Conflict     ? "  (CONFLICT markers written)"
+                      : out.how == How::AlreadyThere ? "  (already so)"
+                                                     : "";
     std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
-    if (out.how == Outcome::How::Conflict) {
+    if (out.how == How::Conflict) {
       continue;
     }
     ++applied;
@@ -349,7 +256,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     bool deleted = c.kind == fuse::ChangeKind::Deleted;
     bool unchanged = false;
     try {
-      unchanged = !deleted && same(reader.view(c.path), out.agents);
+      unchanged = !deleted && same_blob(reader.view(c.path), out.agents);
     } catch (const std::exception&) {
       unchanged = deleted; // nothing in the workspace at that path: still deleted
     }

@@ -5,6 +5,7 @@
 #include "gitbridge/hunks.hpp"
 #include "gitbridge/merge.hpp"
 #include "src/change_content.hpp"
+#include "src/landing.hpp"
 #include "src/text.hpp"
 #include "src/transfer_report.hpp"
 
@@ -18,10 +19,6 @@ namespace {
 
 using gitbridge::BlobSide;
 using gitbridge::GitMode;
-
-bool same(const BlobSide& a, const BlobSide& b) {
-  return a.mode == b.mode && a.content == b.content;
-}
 
 std::string mode_text(GitMode m) {
   char buf[16];
@@ -127,56 +124,18 @@ tui::FileEntry entry_for(const ReviewItem& item) {
   return f;
 }
 
-/// Permission bits for a file landing where `real` stands (as `ws apply`: the person's bits,
-/// exec bits as the agent's version asks).
-mode_t landing_perm(const ContentReader::RealObject& real, GitMode mode) {
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  mode_t perm = real.exists && S_ISREG(real.mode) ? (real.mode & 0777) : (0666 & ~mask);
-  if (mode == GitMode::Executable) {
-    perm |= (perm & 0444) >> 2;
-  } else {
-    perm &= ~0111u;
-  }
-  return perm;
-}
-
 /// `real_path` (the real tree's object now) should become `target` at `path`, having been
-/// `base`. Adds the landing, or returns why not.
+/// `base`: the rules of `ws apply` (src/landing.hpp). Adds the landing, or returns why not.
 std::optional<std::string> land_one(std::vector<Landing>& out, const std::string& path,
                                     const BlobSide& base, bool exact, const BlobSide& target,
                                     const ContentReader::RealObject& real,
                                     const std::string& real_path) {
-  auto write = [&](const BlobSide& content) {
-    out.push_back(Landing{path, content, landing_perm(real, content.mode)});
-  };
-  if (!real.exists) {
-    if (base.present()) {
-      return "you deleted " + quote_path(real_path) + " in the real tree; the agent changed it";
-    }
-    write(target);
-    return std::nullopt;
+  LandingResult r;
+  land_content(r, path, base, exact, target, real, real_path);
+  if (r.how == LandingResult::How::Conflict) {
+    return r.conflict;
   }
-  if (S_ISDIR(real.mode)) {
-    return quote_path(real_path) + " is a directory in the real tree now";
-  }
-  if ((path == real_path && same(real.side, target)) || (exact && same(real.side, base))) {
-    write(target);
-    return std::nullopt;
-  }
-  if (!base.present()) {
-    return "both added: the real tree has a different " + quote_path(real_path);
-  }
-  if (!exact || base.mode == GitMode::Symlink || target.mode == GitMode::Symlink ||
-      real.side.mode == GitMode::Symlink) {
-    return "you changed " + quote_path(real_path) + " in the real tree since the agent started";
-  }
-  gitbridge::MergeResult m =
-      gitbridge::merge_file(base.content, real.side.content, target.content, path);
-  if (!m.clean) {
-    return "you and the agent changed the same lines of " + quote_path(real_path);
-  }
-  write(BlobSide{target.mode != base.mode ? target.mode : real.side.mode, std::move(m.content)});
+  out.insert(out.end(), r.landings.begin(), r.landings.end());
   return std::nullopt;
 }
 
@@ -273,14 +232,14 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     std::optional<std::string> conflict;
     if (c.kind == fuse::ChangeKind::Deleted) {
       auto real = reader.real(c.path);
-      if (real.exists && !(item->base_exact && same(real.side, p.before))) {
+      if (real.exists && !(item->base_exact && same_blob(real.side, p.before))) {
         conflict = "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
       } else if (real.exists) {
         out.landings.push_back(Landing{c.path, {}, 0});
       }
     } else if (c.kind == fuse::ChangeKind::Renamed) {
       auto dest = reader.real(c.path);
-      if (dest.exists && !same(dest.side, target)) {
+      if (dest.exists && !same_blob(dest.side, target)) {
         conflict = quote_path(c.path) + " exists in the real tree now";
       } else {
         conflict = land_one(out.landings, c.path, p.before, item->base_exact, target,
