@@ -4,10 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace ws::test;
 namespace fs = std::filesystem;
@@ -46,6 +48,11 @@ public:
   TmuxReview& operator=(const TmuxReview&) = delete;
 
   std::string screen() const { return sh("tmux -S " + q(m_socket) + " capture-pane -p").out; }
+  void resize(int cols, int rows) const {
+    REQUIRE(sh("tmux -S " + q(m_socket) + " resize-window -x " + std::to_string(cols) + " -y " +
+               std::to_string(rows))
+                .status == 0);
+  }
 
   /// Waits up to 10 s for `text` on the screen; fails the test with the screen if not.
   void wait_for(const std::string& text) const {
@@ -212,4 +219,41 @@ TEST_CASE(
   t.keys("F", "Finish:");
   t.keys("s", "ws-exit=0");
   CHECK(sh("git diff --cached --name-status", repo.path()).out == "D\tREADME.md\n");
+}
+
+TEST_CASE("review: follows a terminal resized while it runs") {
+  if (!have_tmux()) {
+    MESSAGE("tmux is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  agent_work(repo, w);
+  TmuxReview t(w, repo, "", 80, 24);
+  t.wait_for("ws review");
+  auto rows = [&] {
+    std::string s = t.screen();
+    return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+  };
+  CHECK(rows() == 24);
+  t.resize(132, 40);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (rows() != 40 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string big = t.screen();
+  CHECK(rows() == 40);
+  // Redrawn for the new size: the key line is now the last of 40, and wider lines show more.
+  std::vector<std::string> lines_of;
+  for (size_t start = 0; start < big.size();) {
+    size_t end = big.find('\n', start);
+    lines_of.push_back(big.substr(start, end - start));
+    start = end == std::string::npos ? big.size() : end + 1;
+  }
+  REQUIRE(lines_of.size() == 40);
+  CHECK(lines_of.back().find("accept") != npos);
+  CHECK(big.find("notes.txt") != npos);
+  t.resize(80, 24);
+  t.wait_for("ws review");
+  t.keys("q", "ws-exit=0");
 }
