@@ -7,6 +7,8 @@
 #include "src/workspace_edit.hpp"
 #include "tui/screen.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -158,7 +160,15 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
     hooks.fresh = [&] { return load_review(w, o.paths).review.id == src.review.id; };
     hooks.stage_by_default = o.index;
-    tui::SessionResult r = tui::run_session(model, hooks);
+    tui::SessionResult r = [&] {
+      // Nothing may print over the screen while it is up: log messages wait until after.
+      struct QuietLog {
+        spdlog::level::level_enum old = spdlog::get_level();
+        QuietLog() { spdlog::set_level(spdlog::level::off); }
+        ~QuietLog() { spdlog::set_level(old); }
+      } quiet;
+      return tui::run_session(model, hooks);
+    }();
     switch (r.kind) {
     case tui::SessionResult::Kind::Reload:
       carried = model.save();
