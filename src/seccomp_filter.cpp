@@ -41,8 +41,13 @@ fuse::UniqueFd terminal_injection_filter() {
        {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
     // The request argument is an int in the kernel: compare its low 32 bits only, so a
     // value with garbage in the high bits cannot slip through.
-    check(seccomp_rule_add(f.ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                           SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request)),
+    // Built by hand: the SCMP_A1 macro is a C99 compound literal, which C++ lacks.
+    scmp_arg_cmp cmp{};
+    cmp.arg = 1;
+    cmp.op = SCMP_CMP_MASKED_EQ;
+    cmp.datum_a = 0xffffffffu;
+    cmp.datum_b = request;
+    check(seccomp_rule_add_array(f.ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &cmp),
           "refuse terminal input injection");
   }
   fuse::UniqueFd fd(::memfd_create("ws-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
