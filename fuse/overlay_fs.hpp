@@ -226,6 +226,8 @@ public:
   void drop_paths(const Caller& c, const std::vector<std::string>& paths,
                   const std::filesystem::path& save_to);
   void drop_all(const Caller& c, const std::filesystem::path& save_to);
+  /// The real tree's objects at `paths` become their bases (StateEditor::rebase).
+  void rebase_paths(const Caller& c, const std::vector<std::string>& paths);
   /// Replaces the state with the checkpoint in `checkpoint` (snapshotting to `save_to`).
   void restore_state(const Caller& c, const std::filesystem::path& checkpoint,
                      const std::filesystem::path& save_to);

@@ -102,6 +102,14 @@ void OverlayFs::drop_all(const Caller& c, const std::filesystem::path& save_to) 
   record(c, "reset", "", {}, "all");
 }
 
+void OverlayFs::rebase_paths(const Caller& c, const std::vector<std::string>& paths) {
+  std::vector<std::string> roots = minimal_roots(paths);
+  edit_state(roots, {}, [&](StateEditor& e) { e.rebase(paths); });
+  for (const std::string& p : roots) {
+    record(c, "rebase", p);
+  }
+}
+
 void OverlayFs::restore_state(const Caller& c, const std::filesystem::path& checkpoint,
                               const std::filesystem::path& save_to) {
   edit_state({""}, save_to, [&](StateEditor& e) { e.restore(checkpoint); });

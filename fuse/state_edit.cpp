@@ -7,6 +7,8 @@
 #include "fuse/state_tree.hpp"
 #include "fuse/system_error.hpp"
 
+#include <climits>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -289,6 +291,38 @@ void StateEditor::copy_as_base(int src, int dst, const std::string& name, const 
     ::unlinkat(m_dirs.work, tmp.c_str(), 0);
     errno = err;
     throw_errno("reset: move into place", path);
+  }
+}
+
+void StateEditor::rebase(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    UniqueFd real(open_beneath(m_dirs.lower, path, O_PATH | O_NOFOLLOW));
+    struct stat st {};
+    if (!real || ::fstat(real.get(), &st) != 0) {
+      continue; // nothing there (any more): the base stays what it was
+    }
+    Identity id = identity_of(st);
+    if (S_ISREG(st.st_mode)) {
+      UniqueFd in(
+          ::open(("/proc/self/fd/" + std::to_string(real.get())).c_str(), O_RDONLY | O_CLOEXEC));
+      if (!in) {
+        throw_errno("rebase: open real file", path);
+      }
+      id.hash = hash_fd(in.get(), path);
+      save_base(in.get(), *id.hash, st.st_size, path);
+    } else if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      ssize_t len = ::readlinkat(real.get(), "", target, sizeof target);
+      if (len < 0) {
+        throw_errno("rebase: readlink", path);
+      }
+      id.hash = hash_bytes(std::string_view(target, static_cast<size_t>(len)));
+    } else {
+      continue;
+    }
+    PathMeta rec = m_dirs.meta->get(path).value_or(PathMeta{});
+    rec.base = id;
+    m_dirs.meta->put(path, rec);
   }
 }
 

@@ -81,6 +81,10 @@ public:
   void drop_all();
   /// Replaces upper/ and every record with the checkpoint's in `checkpoint_dir`.
   void restore(const std::filesystem::path& checkpoint_dir);
+  /// For each of `paths`, what the real tree holds there now becomes the base the agent's
+  /// version is compared with (after `ws review` landed part of a file: the landed hunks are
+  /// no longer changes; the rest still is). The view does not change.
+  void rebase(const std::vector<std::string>& paths);
 
 private:
   void drop_one(const std::string& path);

@@ -104,11 +104,14 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   for (const auto& s : l.summary) {
     std::printf("%s\n", s.c_str());
   }
-  // Files taken whole leave the workspace; partly taken ones stay (the agent's version,
-  // with the rejected hunks) until reset.
+  // Files taken whole leave the workspace; of a file taken in part, what landed becomes
+  // its base: the accepted hunks are no longer changes, the rejected ones still are.
   try {
     if (!l.drop.empty()) {
       drop_changes(w, l.drop);
+    }
+    if (!l.rebase.empty()) {
+      rebase_changes(w, l.rebase);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: landed, but the workspace still holds these changes: %s\n",

@@ -284,6 +284,8 @@ ControlServer::Handler workspace_requests(fuse::OverlayFs& fs, const fs::path& s
     } else if (op == "drop") {
       fs::path save = checkpoint_dir(arg(1));
       fs.drop_paths(caller, std::vector<std::string>(req.begin() + 2, req.end()), save);
+    } else if (op == "rebase") {
+      fs.rebase_paths(caller, std::vector<std::string>(req.begin() + 1, req.end()));
     } else if (op == "drop-all") {
       fs.drop_all(caller, checkpoint_dir(arg(1)));
     } else if (op == "restore") {

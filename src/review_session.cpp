@@ -261,6 +261,7 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     if (partial) {
       line += "  (" + std::to_string(taken) + " of " + std::to_string(f.hunks.size()) +
               " hunks; the rest stays in the workspace)";
+      out.rebase.push_back(c.path);
     } else {
       out.drop.push_back(c.path);
       if (c.kind == fuse::ChangeKind::Renamed) {

@@ -45,7 +45,10 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
 /// What the decisions mean for the real tree and the workspace.
 struct ReviewLanding {
   std::vector<Landing> landings;
-  std::vector<std::string> drop;      ///< workspace paths taken whole: they leave the workspace
+  std::vector<std::string> drop; ///< workspace paths taken whole: they leave the workspace
+  /// Paths taken in part: what landed becomes their base, so the accepted hunks leave the
+  /// workspace and the rejected ones stay in it.
+  std::vector<std::string> rebase;
   std::vector<std::string> conflicts; ///< why a path cannot land; non-empty: land nothing
   std::vector<std::string> summary;   ///< one line per path that lands
   std::string accepted_patch;         ///< a git patch of what lands (before -> landed)

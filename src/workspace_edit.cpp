@@ -272,6 +272,18 @@ void drop_changes(const Workspace& w, const std::vector<std::string>& paths) {
   });
 }
 
+void rebase_changes(const Workspace& w, const std::vector<std::string>& paths) {
+  require_workspace(w);
+  if (paths.empty()) {
+    return;
+  }
+  std::vector<std::string> request{"rebase"};
+  request.insert(request.end(), paths.begin(), paths.end());
+  run_edit(w, request, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+    fuse::StateEditor(dirs, trash).rebase(paths);
+  });
+}
+
 void drop_all_changes(const Workspace& w) {
   require_workspace(w);
   run_edit(w, {"drop-all", ""}, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {

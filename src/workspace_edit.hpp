@@ -17,6 +17,11 @@ namespace ws {
 /// daemon starts meanwhile. Throws Error on failure (nothing half-dropped for one path).
 void drop_changes(const Workspace& w, const std::vector<std::string>& paths);
 
+/// For each of `paths`, what the real tree holds now becomes the base the workspace's version
+/// is compared with: used after part of a file landed (`ws review`), so the landed part is no
+/// longer a change and the rest still is. The view does not change.
+void rebase_changes(const Workspace& w, const std::vector<std::string>& paths);
+
 /// Drops every change of the workspace: the view shows exactly the real tree again.
 void drop_all_changes(const Workspace& w);
 

@@ -150,6 +150,11 @@ TEST_CASE("review: accept and reject files and hunks - override a withheld file 
   CHECK(status.find("A new.txt") != npos);
   CHECK(status.find("M notes.txt") != npos);
   CHECK(status.find("M src/main.c") != npos);
+  // Of notes.txt, only the rejected hunk is still a change: the accepted ones landed.
+  std::string left = w.ws("diff --no-pager --color=never notes.txt").out;
+  CHECK(left.find("+CHANGED 15") != npos);
+  CHECK(left.find("+CHANGED 2\n") == npos);
+  CHECK(left.find("+CHANGED 28") == npos);
 
   // What was rejected, to give back to the agent: the rejected hunk and file, nothing else.
   std::string patch = sh("cat " + q(rejected.string())).out;
