@@ -572,3 +572,32 @@ TEST_CASE("run: ws shell runs the person's shell in the same confinement") {
   CHECK(!fs::exists("/etc/ws-shell-test"));
   CHECK(!fs::exists(repo.path() / "shell.txt"));
 }
+
+TEST_CASE("run: a resized terminal is seen by the agent") {
+  if (sh("command -v tmux").status != 0) {
+    MESSAGE("tmux is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  TempDir tmux_dir;
+  std::string sock = q((tmux_dir.path() / "tmux.sock").string());
+  // The agent reports its terminal's size when told it changed (SIGWINCH).
+  std::string agent = "trap 'stty size > winch.txt' WINCH; echo ready > ready.txt; "
+                      "i=0; while [ ! -e winch.txt ] && [ $i -lt 100 ]; do sleep 0.1; "
+                      "i=$((i+1)); done";
+  std::string cmd = "cd " + q(repo.path().string()) + " && env " + ws_env(w) +
+                    q(ws_binary().string()) + " run -- bash -c " + q(agent) + "; sleep 30";
+  REQUIRE(sh("tmux -S " + sock + " -f /dev/null new-session -d -x 80 -y 24 " + q(cmd)).status == 0);
+  auto wait_for = [&](const fs::path& p) {
+    for (int i = 0; i < 100 && !fs::exists(p); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return fs::exists(p);
+  };
+  CHECK(wait_for(w.view() / "ready.txt"));
+  CHECK(sh("tmux -S " + sock + " resize-window -x 132 -y 40").status == 0);
+  CHECK(wait_for(w.view() / "winch.txt"));
+  CHECK(w.in_view("cat winch.txt").out == "40 132\n");
+  sh("tmux -S " + sock + " kill-server");
+}
