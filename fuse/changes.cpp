@@ -253,6 +253,7 @@ private:
     c.path = path;
     const PathMeta* rec = record(path);
     c.base = rec && rec->base ? rec->base : lower_identity(path);
+    c.unseen = !(rec && rec->base);
     m_changes.emplace(path, std::move(c));
   }
 

@@ -29,6 +29,10 @@ struct Change {
   std::optional<Identity> base; ///< what was there before (M, T, D; R: the origin)
   mode_t mode = 0;              ///< st_mode in the view (0 for Deleted)
   uint64_t size = 0;            ///< size in the view
+  /// Deleted: no record of this file was made when the agent deleted it (a directory above it
+  /// was removed or moved whole, or the person put the file there since): what the agent
+  /// saw of it is unknown, so `ws apply` must not delete it on its own.
+  bool unseen = false;
 };
 
 /// Computes the workspace's changes from its files alone: the upper layer, meta.db and the

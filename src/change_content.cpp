@@ -112,6 +112,10 @@ gitbridge::BlobSide ContentReader::base(const fuse::Change& c, bool& exact) cons
   if (!c.base || c.base->mode == 0 || S_ISDIR(c.base->mode)) {
     return {}; // nothing (or a directory) stood there
   }
+  if (c.unseen) {
+    exact = false; // nothing says what the agent saw: the real file now is all there is
+    return real(path).side;
+  }
   const fuse::Identity& base = *c.base;
   gitbridge::BlobSide side;
   side.mode = git_mode(base.mode);

@@ -62,8 +62,11 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
     } else {
       out.how = How::Conflict;
       out.conflict =
-          S_ISDIR(real.mode)
-              ? quote_path(c.path) + " is a directory in the real tree now"
+          S_ISDIR(real.mode) ? quote_path(c.path) + " is a directory in the real tree now"
+          : c.unseen
+              ? quote_path(c.path) +
+                    " is in the real tree, and the agent removed the directory holding "
+                    "it whole (or it appeared since): delete it yourself if that is right"
               : "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
     }
     return out;

@@ -513,3 +513,21 @@ TEST_CASE("apply: --checkpoint lands a frozen state while the agent works on - t
   CHECK(repo.read("new.txt") == "v1\nv2\n");
   CHECK(w.ws("status").out == "");
 }
+
+TEST_CASE("apply: a file the person added to a directory the agent deleted is never deleted") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("rm -r docs").status == 0);
+  // Meanwhile the person adds a file to that directory in the real tree.
+  repo.write("docs/guide/mine.txt", "the person's\n");
+  std::string before = repo.snapshot();
+  Run r = w.ws("apply");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("docs/guide/mine.txt") != npos);
+  CHECK(repo.snapshot() == before); // nothing landed: not the agent's deletion either
+  // Applying the agent's own deletion alone works and leaves the person's file.
+  Run only = w.ws("apply docs/guide/intro.txt");
+  CHECK(only.status == 0);
+  CHECK_FALSE(fs::exists(repo.path() / "docs/guide/intro.txt"));
+  CHECK(repo.read("docs/guide/mine.txt") == "the person's\n");
+}
