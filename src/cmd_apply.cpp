@@ -1,6 +1,5 @@
 // ws apply: land the transferable changes in the real tree, per file 3-way, all or nothing.
 #include "fuse/hash.hpp"
-#include "gitbridge/index_stage.hpp"
 #include "gitbridge/merge.hpp"
 #include "src/change_content.hpp"
 #include "src/commands.hpp"
@@ -223,22 +222,13 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
 
   if (o.index) {
-    std::vector<gitbridge::StagedPath> staged;
+    std::vector<Landing> staged;
     for (const auto& out : outcomes) {
-      if (out.how == How::Conflict) {
-        continue; // markers are for the person to resolve, not to commit
-      }
-      for (const auto& l : out.landings) {
-        staged.push_back({l.path, l.content});
+      if (out.how != How::Conflict) { // markers are for the person to resolve, not to commit
+        staged.insert(staged.end(), out.landings.begin(), out.landings.end());
       }
     }
-    try {
-      gitbridge::stage_paths(w.repo, staged);
-    } catch (const std::exception& e) {
-      throw Error(std::string("the changes are in the real tree, but staging them failed: ") +
-                      e.what(),
-                  "stage them yourself with 'git add'");
-    }
+    stage_landings(w.repo, staged);
   }
 
   std::vector<std::string> landed;

@@ -1,8 +1,8 @@
 // ws review: a terminal session over the workspace's changes; lands exactly what was
 // accepted (tree, index or patch file), keeps decisions across crashes.
-#include "gitbridge/index_stage.hpp"
 #include "src/commands.hpp"
 #include "src/error.hpp"
+#include "src/landing.hpp"
 #include "src/review_session.hpp"
 #include "src/workspace_edit.hpp"
 #include "tui/screen.hpp"
@@ -89,17 +89,7 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   tx.commit();
   bool stage = how.mode == tui::FinishMode::Stage;
   if (stage) {
-    std::vector<gitbridge::StagedPath> staged;
-    for (const auto& landing : l.landings) {
-      staged.push_back({landing.path, landing.content});
-    }
-    try {
-      gitbridge::stage_paths(w.repo, staged);
-    } catch (const std::exception& e) {
-      throw Error(std::string("the changes are in the real tree, but staging them failed: ") +
-                      e.what(),
-                  "stage them yourself with 'git add'");
-    }
+    stage_landings(w.repo, l.landings);
   }
   for (const auto& s : l.summary) {
     std::printf("%s\n", s.c_str());

@@ -1,6 +1,8 @@
 // Landing one path in the real tree: the per-file 3-way rules of `ws apply` and `ws review`.
 #include "src/landing.hpp"
 
+#include "gitbridge/index_stage.hpp"
+#include "src/error.hpp"
 #include "src/text.hpp"
 
 #include <sys/stat.h>
@@ -90,6 +92,20 @@ void land_content(LandingResult& out, const std::string& path, const BlobSide& b
   BlobSide merged{agents.mode != base.mode ? agents.mode : real.side.mode, std::move(m.content)};
   out.how = LandingResult::How::Merged;
   out.landings.push_back(write_landing(path, merged, real));
+}
+
+void stage_landings(const std::filesystem::path& worktree, const std::vector<Landing>& landed) {
+  std::vector<gitbridge::StagedPath> staged;
+  for (const auto& l : landed) {
+    staged.push_back({l.path, l.content});
+  }
+  try {
+    gitbridge::stage_paths(worktree, staged);
+  } catch (const std::exception& e) {
+    throw Error(std::string("the changes are in the real tree, but staging them failed: ") +
+                    e.what(),
+                "stage them yourself with 'git add'");
+  }
 }
 
 } // namespace ws

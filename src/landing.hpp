@@ -5,6 +5,7 @@
 #include "src/change_content.hpp"
 #include "src/real_tree_writer.hpp"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,9 @@ Landing write_landing(const std::string& path, const gitbridge::BlobSide& conten
 void land_content(LandingResult& out, const std::string& path, const gitbridge::BlobSide& base,
                   bool base_exact, const gitbridge::BlobSide& agents,
                   const ContentReader::RealObject& real, const std::string& real_path);
+
+/// Stages what landed in the real index of `worktree` (`--index`). Throws Error saying the
+/// tree already holds the changes when only the staging failed.
+void stage_landings(const std::filesystem::path& worktree, const std::vector<Landing>& landed);
 
 } // namespace ws

@@ -18,16 +18,6 @@ namespace {
 
 constexpr auto npos = std::string::npos;
 
-void commit_all(const TestRepo& repo) {
-  REQUIRE(sh("git add -A && git -c user.name=Test -c user.email=test@example.com commit -q -m more",
-             repo.path())
-              .status == 0);
-}
-
-bool lexists(const fs::path& p) {
-  return fs::symlink_status(p).type() != fs::file_type::not_found;
-}
-
 /// "line 1\n" ... "line N\n", with line `k` replaced by `with` when `k` > 0.
 std::string lines(int n, int k = 0, const std::string& with = "") {
   std::string out;
@@ -118,7 +108,7 @@ private:
 TEST_CASE("apply: 3-way - the person edited another hunk - merged") {
   TestRepo repo;
   repo.write("notes.txt", lines(20));
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view(sed_line("notes.txt", 2, "agent's line 2")).status == 0);
   repo.write("notes.txt", lines(20, 18, "person's line 18"));
@@ -137,7 +127,7 @@ TEST_CASE("apply: 3-way - the person edited another hunk - merged") {
 TEST_CASE("apply: 3-way - the same hunk - conflict and nothing lands") {
   TestRepo repo;
   repo.write("notes.txt", lines(20));
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view(sed_line("notes.txt", 10, "agent's line 10") +
                     " && echo clean > clean.txt && echo more >> README.md")
@@ -164,7 +154,7 @@ TEST_CASE("apply: 3-way - the same hunk - conflict and nothing lands") {
 TEST_CASE("apply: --conflicts=markers writes the markers and lands the rest") {
   TestRepo repo;
   repo.write("notes.txt", lines(5));
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view(sed_line("notes.txt", 3, "agent") + " && echo clean > clean.txt").status == 0);
   repo.write("notes.txt", lines(5, 3, "person"));
@@ -462,7 +452,7 @@ TEST_CASE("apply: paths limit what lands") {
 TEST_CASE("apply: odd names as pathspecs - through a rename and with --index") {
   TestRepo repo;
   repo.write("old name.txt", "old\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   std::string renamed = "re\nnamed \xff.txt";
   std::string dash = "-dash \\ back\"quote.txt";
@@ -485,7 +475,7 @@ TEST_CASE("apply: odd names as pathspecs - through a rename and with --index") {
 TEST_CASE("apply: --checkpoint lands a frozen state while the agent works on - then merges") {
   TestRepo repo;
   repo.write("notes.txt", lines(12));
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view(sed_line("notes.txt", 2, "agent early") + " && echo v1 > new.txt").status == 0);
   Run cp = w.ws("checkpoint -m early");

@@ -16,16 +16,6 @@ namespace {
 
 constexpr auto npos = std::string::npos;
 
-void commit_all(const TestRepo& repo) {
-  REQUIRE(sh("git add -A && git -c user.name=Test -c user.email=test@example.com commit -q -m more",
-             repo.path())
-              .status == 0);
-}
-
-bool lexists(const fs::path& p) {
-  return fs::symlink_status(p).type() != fs::file_type::not_found;
-}
-
 /// `ws apply ARGS`, required to succeed.
 Run apply_ok(const MountedWorkspace& w, const std::string& args = "") {
   Run r = w.ws("apply " + args);
@@ -100,7 +90,7 @@ TEST_CASE("transfer: core.fsmonitor set in the agent's .git/config is blocked") 
 TEST_CASE("transfer: a .pyc next to an unchanged .py is withheld") {
   TestRepo repo;
   repo.write("tool.py", "print('tool')\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("python3 -c 'import py_compile; py_compile.compile(\"tool.py\", "
                     "cfile=\"tool.pyc\", doraise=True)'")
@@ -117,7 +107,7 @@ TEST_CASE("transfer: a .pyc next to an unchanged .py is withheld") {
 TEST_CASE("transfer: .venv/bin/python replaced is withheld") {
   TestRepo repo;
   repo.write(".gitignore", ".venv/\n");
-  commit_all(repo);
+  repo.commit_all();
   // A virtual environment as python3 -m venv makes it: bin/python is a symlink, ignored.
   REQUIRE(sh("mkdir -p .venv/bin && ln -s /usr/bin/python3 .venv/bin/python && "
              "printf 'home = /usr/bin\\n' > .venv/pyvenv.cfg",
@@ -138,7 +128,7 @@ TEST_CASE("transfer: .venv/bin/python replaced is withheld") {
 TEST_CASE("transfer: chmod +x on a tracked script is withheld until included") {
   TestRepo repo;
   repo.write("tools/gen.sh", "#!/bin/sh\necho gen\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("chmod +x tools/gen.sh").status == 0);
   CHECK(verdict_of(w, "tools/gen.sh") == "withheld: added exec bit");
@@ -199,7 +189,7 @@ TEST_CASE("transfer: a symlink to ../../outside is withheld - one inside the pro
 TEST_CASE("transfer: a file under an ignored directory is withheld - so is deleting one") {
   TestRepo repo;
   repo.write(".gitignore", "build/\n");
-  commit_all(repo);
+  repo.commit_all();
   repo.write("build/cache.txt", "the person's cache\n");
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("echo out > build/out.txt && rm build/cache.txt").status == 0);
@@ -217,7 +207,7 @@ TEST_CASE("transfer: a file under an ignored directory is withheld - so is delet
 TEST_CASE("transfer: .gitignore edited to un-ignore .venv is flagged and changes no verdict") {
   TestRepo repo;
   repo.write(".gitignore", ".venv/\nsecrets/\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("printf '!.venv/\\n!secrets/\\n' > .gitignore && mkdir -p .venv/lib secrets && "
                     "echo 'import os' > .venv/lib/site.py && echo token > secrets/token.txt")
@@ -345,7 +335,7 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
   TestRepo repo;
   repo.write("lib/__pycache__/mod.cpython-311.pyc", std::string("\0\1pyc", 5));
   repo.write("lib/mod.py", "x = 1\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("echo more >> README.md && rm src/util.h && rm lib/__pycache__/*.pyc && "
                     "echo all: > Makefile && echo b > lib/mod.pyc && ln -s /etc/shadow shadow && "
@@ -390,7 +380,7 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
 TEST_CASE("transfer: git apply of ws diff output gives the tree ws apply gives") {
   TestRepo repo;
   repo.write("old name.txt", "old\n");
-  commit_all(repo);
+  repo.commit_all();
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("echo more >> README.md && rm src/util.h && chmod -x scripts/run.sh && "
                     "mv 'old name.txt' \"$(printf 'new\\nname \\351.txt')\" && "

@@ -129,6 +129,16 @@ std::string TestRepo::read(const std::string& rel) const {
   return ss.str();
 }
 
+void TestRepo::commit_all() const {
+  REQUIRE(sh("git add -A && git -c user.name=Test -c user.email=test@example.com commit -q -m more",
+             m_repo)
+              .status == 0);
+}
+
+bool lexists(const std::filesystem::path& p) {
+  return std::filesystem::symlink_status(p).type() != std::filesystem::file_type::not_found;
+}
+
 std::string TestRepo::snapshot() const {
   // find prints type, mode, size and path; sha256sum the contents of regular files.
   Run r = sh("find . -printf '%y %m %s %l %p\\n' | LC_ALL=C sort && "

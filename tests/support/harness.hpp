@@ -49,6 +49,8 @@ public:
   std::string read(const std::string& rel) const;
   /// Every object under the repository (.git included): path, type, mode, size, content.
   std::string snapshot() const;
+  /// `git add -A` and a commit with a fixed identity; fails the test if git does.
+  void commit_all() const;
 
 private:
   TempDir m_dir;
@@ -88,6 +90,9 @@ private:
   std::filesystem::path m_view;
   bool m_mounted = false;
 };
+
+/// True when something (a dangling symlink too) stands at `p`.
+bool lexists(const std::filesystem::path& p);
 
 /// True when this process can mount FUSE; otherwise `why` says what is missing.
 bool fuse_usable(std::string& why);
