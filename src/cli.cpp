@@ -120,6 +120,9 @@ int run_cli(int argc, char** argv) {
   bool checkpoints_json = false;
   auto* c_checkpoints = app.add_subcommand("checkpoints", "List the workspace's checkpoints");
   c_checkpoints->add_flag("--json", checkpoints_json, "Machine-readable output");
+  size_t checkpoints_keep = 0;
+  auto* keep_opt = c_checkpoints->add_option("--keep", checkpoints_keep,
+                                             "First delete all but the newest N checkpoints");
 
   unsigned restore_id = 0;
   auto* c_restore = app.add_subcommand(
@@ -222,7 +225,8 @@ int run_cli(int argc, char** argv) {
     return cmd_checkpoint(ctx, checkpoint_message);
   }
   if (*c_checkpoints) {
-    return cmd_checkpoints(ctx, checkpoints_json);
+    return cmd_checkpoints(ctx, checkpoints_json,
+                           *keep_opt ? std::optional<size_t>(checkpoints_keep) : std::nullopt);
   }
   if (*c_run || *c_shell) {
     if (*c_run) {

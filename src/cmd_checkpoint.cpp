@@ -21,10 +21,15 @@ int cmd_checkpoint(const Context& ctx, const std::string& message) {
   return 0;
 }
 
-int cmd_checkpoints(const Context& ctx, bool json) {
+int cmd_checkpoints(const Context& ctx, bool json, std::optional<size_t> keep) {
   Workspace w = ctx.ws();
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
+  }
+  if (keep) {
+    for (const Checkpoint& cp : prune_checkpoints(w, *keep)) {
+      std::fprintf(stderr, "deleted checkpoint %u (%s)\n", cp.id, quote_path(cp.message).c_str());
+    }
   }
   std::vector<Checkpoint> all = list_checkpoints(w);
   if (json) {

@@ -70,7 +70,8 @@ int cmd_apply(const Context& ctx, const ApplyOptions& options);
 int cmd_reset(const Context& ctx, const std::vector<std::string>& paths);
 /// ws checkpoint / checkpoints / restore (src/cmd_checkpoint.cpp).
 int cmd_checkpoint(const Context& ctx, const std::string& message);
-int cmd_checkpoints(const Context& ctx, bool json);
+/// `keep`: delete all but the newest N checkpoints first.
+int cmd_checkpoints(const Context& ctx, bool json, std::optional<size_t> keep);
 int cmd_restore(const Context& ctx, unsigned id);
 
 /// ws run / ws shell (src/cmd_run.cpp): the agent, confined to the workspace's view.

@@ -343,6 +343,33 @@ std::vector<Checkpoint> list_checkpoints(const Workspace& w) {
   return out;
 }
 
+std::vector<Checkpoint> prune_checkpoints(const Workspace& w, size_t keep) {
+  require_workspace(w);
+  std::vector<Checkpoint> all = list_checkpoints(w);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::vector<Checkpoint> removed;
+  if (all.size() <= keep) {
+    return removed;
+  }
+  fuse::UniqueFd work(::open(w.layout.work().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  fuse::UniqueFd parent(
+      ::open((w.layout.dir / "checkpoints").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!work || !parent) {
+    throw Error("cannot open " + (w.layout.dir / "checkpoints").string() + ": " +
+                std::strerror(errno));
+  }
+  // Into the trash (one rename each, however big), then emptied: a crash midway leaves a
+  // checkpoint whole or gone, never half of one listed.
+  fuse::Trash trash(work.get());
+  for (size_t i = 0; i + keep < all.size(); ++i) {
+    std::string name = all[i].dir.filename().string();
+    trash.take(parent.get(), name, "checkpoints/" + name);
+    removed.push_back(all[i]);
+  }
+  trash.empty();
+  return removed;
+}
+
 Checkpoint find_checkpoint(const Workspace& w, unsigned id) {
   std::vector<Checkpoint> all = list_checkpoints(w);
   for (const Checkpoint& cp : all) {

@@ -39,6 +39,9 @@ struct Checkpoint {
 /// the daemon when mounted). Returns the new checkpoint.
 Checkpoint create_checkpoint(const Workspace& w, const std::string& message);
 std::vector<Checkpoint> list_checkpoints(const Workspace& w);
+/// Deletes all but the newest `keep` checkpoints; returns the deleted ones. Every `ws run`
+/// and every reset adds one, each a full copy of the agent's files: this bounds the space.
+std::vector<Checkpoint> prune_checkpoints(const Workspace& w, size_t keep);
 /// Throws Error naming the known checkpoints if `id` does not exist.
 Checkpoint find_checkpoint(const Workspace& w, unsigned id);
 /// Replaces the workspace's state with checkpoint `id` (the current state is checkpointed

@@ -318,3 +318,28 @@ TEST_CASE("reset: no workspace - a clear error naming ws new") {
   CHECK(none.out == "");
   CHECK(contains(none.err, "no checkpoints yet"));
 }
+
+TEST_CASE("checkpoint: --keep N deletes all but the newest N - read-only directories too") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // A directory the agent made read-only must not stop the pruning.
+  REQUIRE(w.in_view("mkdir ro && echo 1 > ro/f && chmod 555 ro && echo 1 > a.txt").status == 0);
+  REQUIRE(w.ws("checkpoint -m one").status == 0);
+  REQUIRE(w.in_view("echo 2 > a.txt").status == 0);
+  REQUIRE(w.ws("checkpoint -m two").status == 0);
+  REQUIRE(w.in_view("echo 3 > a.txt").status == 0);
+  REQUIRE(w.ws("checkpoint -m three").status == 0);
+
+  Run pruned = w.ws("checkpoints --keep 1");
+  CHECK(pruned.status == 0);
+  CHECK(pruned.err.find("deleted checkpoint 1 (one)") != std::string::npos);
+  CHECK(pruned.err.find("deleted checkpoint 2 (two)") != std::string::npos);
+  CHECK(pruned.out.find("three") != std::string::npos);
+  CHECK(pruned.out.find("one") == std::string::npos);
+  CHECK(!std::filesystem::exists(w.state_dir() / "checkpoints" / "1"));
+  CHECK(!std::filesystem::exists(w.state_dir() / "checkpoints" / "2"));
+  // The one kept still restores, and numbering goes on after it.
+  CHECK(w.ws("restore 3").status == 0);
+  CHECK(w.in_view("cat a.txt").out == "3\n");
+  CHECK(w.ws("checkpoints --keep 5").err == "");
+}
