@@ -32,13 +32,14 @@ struct Outcome : LandingResult {
 };
 using How = LandingResult::How;
 
-Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
-                      const LandedVersions* landed) {
+/// `pair` holds the base and the agent's version, as read for the patch.
+Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, bool base_exact,
+                      const ContentReader& reader, const LandedVersions* landed) {
   Outcome out;
   out.change = &p;
   const fuse::Change& c = p.change;
-  bool exact = true;
-  BlobSide base = reader.base(c, exact);
+  bool exact = base_exact;
+  BlobSide base = pair.before;
   // The real file still holds what an earlier `ws apply --checkpoint` landed: the agent's
   // version grew from that, so it is the base to merge against.
   auto landed_base = [&](const std::string& real_path, const ContentReader::RealObject& real) {
@@ -71,7 +72,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
     return out;
   }
   case fuse::ChangeKind::Renamed: {
-    BlobSide agents = reader.view(c.path);
+    const BlobSide& agents = pair.after;
     out.agents = agents;
     auto source = reader.real(c.from);
     auto target = reader.real(c.path);
@@ -105,7 +106,7 @@ Outcome decide_change(const PlannedChange& p, const ContentReader& reader,
     return out;
   }
   default: {
-    BlobSide agents = reader.view(c.path);
+    const BlobSide& agents = pair.after;
     out.agents = agents;
     auto real = reader.real(c.path);
     landed_base(c.path, real);
@@ -167,10 +168,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   ContentReader reader(w, r.source);
   LandedVersions landed_versions(w.layout);
   std::vector<Outcome> outcomes;
+  size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
   for (const auto& p : r.plan) {
     if (p.transfers()) {
-      outcomes.push_back(
-          decide_change(p, reader, r.source.checkpoint ? nullptr : &landed_versions));
+      outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
+                                       r.source.checkpoint ? nullptr : &landed_versions));
+      ++k;
     }
   }
   if (outcomes.empty()) {

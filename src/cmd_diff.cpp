@@ -69,9 +69,10 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
-  DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}};
+  DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
   r.plan = plan_transfer(w, r.source, {relative_all(ctx, paths), relative_all(ctx, include)});
-  r.patch = gitbridge::build_patch(file_pairs(w, r.source, r.plan));
+  r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
+  r.patch = gitbridge::build_patch(r.pairs);
   return r;
 }
 

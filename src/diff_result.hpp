@@ -15,6 +15,10 @@ struct DiffResult {
   StateSource source;
   std::vector<PlannedChange> plan;
   gitbridge::Patch patch;
+  /// What the patch was built from, one per transferring change in plan order: apply decides
+  /// from these instead of reading every file again.
+  std::vector<gitbridge::FilePair> pairs;
+  std::vector<bool> base_exact;
 };
 
 DiffResult compute_diff(const Context& ctx, const Workspace& w,

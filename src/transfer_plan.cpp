@@ -167,6 +167,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   ViewProbe probe(w, source);
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
 
   std::vector<PlannedChange> plan;
@@ -187,7 +188,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       f.binary = looks_binary(upper.get(), c.path);
     }
     if (present && S_ISLNK(c.mode)) {
-      f.symlink_target = ContentReader(w, source).view(c.path).content;
+      f.symlink_target = reader.view(c.path).content;
       f.symlink_through_symlink = probe.target_through_symlink(c.path, f.symlink_target);
     }
     // The index (megabytes on a large repository) is read only when an answer needs it:
@@ -239,7 +240,8 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
 }
 
 std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,
-                                            const std::vector<PlannedChange>& plan) {
+                                            const std::vector<PlannedChange>& plan,
+                                            std::vector<bool>* base_exact) {
   ContentReader reader(w, source);
   std::vector<gitbridge::FilePair> out;
   for (const auto& p : plan) {
@@ -256,6 +258,9 @@ std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSourc
       pair.after = reader.view(c.path);
     }
     out.push_back(std::move(pair));
+    if (base_exact) {
+      base_exact->push_back(exact);
+    }
   }
   return out;
 }

@@ -44,8 +44,11 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
 
 /// What stood before and what stands now, for each transferring change (in plan order).
 /// Reads only the changed files.
+/// `base_exact`, when given, gets one flag per pair: the base is known for sure (see
+/// ContentReader::base).
 std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,
-                                            const std::vector<PlannedChange>& plan);
+                                            const std::vector<PlannedChange>& plan,
+                                            std::vector<bool>* base_exact = nullptr);
 
 /// git's mode for an st_mode (None for what git cannot hold: FIFOs, sockets, devices).
 gitbridge::GitMode git_mode(mode_t mode);
