@@ -1,6 +1,6 @@
 #include "gitbridge/repository.hpp"
-#include "src/cli.hpp"
-#include "src/error.hpp"
+#include "src/cli/cli.hpp"
+#include "src/cli/error.hpp"
 
 #include <signal.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The all-or-nothing landing in the person's real tree, on real directories (and a tiny
 // tmpfs for a full disk).
-#include "src/error.hpp"
-#include "src/real_tree_writer.hpp"
+#include "src/cli/error.hpp"
+#include "src/transfer/real_tree_writer.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-#include "src/text.hpp"
+#include "src/cli/text.hpp"
 
 #include <doctest/doctest.h>
 

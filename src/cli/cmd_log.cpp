@@ -1,0 +1,77 @@
+// ws log: every write the view served.
+#include "fuse/journal.hpp"
+#include "src/cli/commands.hpp"
+#include "src/cli/error.hpp"
+#include "src/cli/text.hpp"
+#include "src/daemon/daemon.hpp"
+
+#include <cstdio>
+
+namespace ws {
+
+int cmd_log(const Context& ctx, const LogOptions& options) {
+  Workspace w = ctx.ws();
+  if (!w.exists()) {
+    throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
+  }
+  fuse::JournalQuery q;
+  if (!options.since.empty()) {
+    q.since_ns = parse_since(options.since, fuse::now_ns());
+    if (!q.since_ns) {
+      throw Error("cannot understand --since '" + options.since + "'",
+                  "use a duration (30s, 10m, 2h, 3d), a date ('2026-11-22 10:30'), or @EPOCH");
+    }
+  }
+  if (!options.path.empty()) {
+    q.path = ctx.repo_relative(options.path);
+  }
+  q.limit = options.limit;
+  if (!options.session.empty()) {
+    q.session = options.session;
+  }
+  flush_journal(w); // entries still queued in a running daemon
+  auto entries = fuse::read_journal(w.layout.journal_db(), q);
+  if (options.json) {
+    std::printf("[");
+    bool first = true;
+    for (const auto& e : entries) {
+      std::printf("%s\n  {\"id\": %lld, \"time_ns\": %lld, \"op\": %s, \"path\": %s",
+                  first ? "" : ",", static_cast<long long>(e.id), static_cast<long long>(e.time_ns),
+                  json_string(e.op).c_str(), json_string(e.path).c_str());
+      if (!e.path2.empty()) {
+        std::printf(", \"path2\": %s", json_string(e.path2).c_str());
+      }
+      std::printf(", \"pid\": %d, \"uid\": %u, \"comm\": %s", e.pid, e.uid,
+                  json_string(e.comm).c_str());
+      if (!e.detail.empty()) {
+        std::printf(", \"detail\": %s", json_string(e.detail).c_str());
+      }
+      if (!e.session.empty()) {
+        std::printf(", \"session\": %s", json_string(e.session).c_str());
+      }
+      std::printf("}");
+      first = false;
+    }
+    std::printf("%s]\n", first ? "" : "\n");
+    return 0;
+  }
+  for (const auto& e : entries) {
+    std::string who = std::to_string(e.pid) + " " + e.comm;
+    std::printf("%s  %-22s %-9s %s", format_time(e.time_ns).c_str(), who.c_str(), e.op.c_str(),
+                quote_path(e.path).c_str());
+    if (!e.path2.empty()) {
+      std::printf(" -> %s", quote_path(e.path2).c_str());
+    }
+    if (!e.detail.empty()) {
+      std::printf("  [%s]",
+                  e.op == "write" ? summarize_ranges(e.detail).c_str() : e.detail.c_str());
+    }
+    if (!e.session.empty()) {
+      std::printf("  (session %s)", e.session.c_str());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+} // namespace ws

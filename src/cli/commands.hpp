@@ -1,0 +1,90 @@
+#pragma once
+
+#include "src/workspace/workspace.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// Options every command shares, and the workspace they point at.
+struct Context {
+  std::filesystem::path cwd;  ///< where the command runs (after -C)
+  std::filesystem::path repo; ///< the real working tree
+  std::string workspace;      ///< -w / WS_WORKSPACE / the view we stand in / "default"
+  Workspace ws() const { return Workspace::locate(repo, workspace); }
+  /// A path argument as a repository-relative path (git's pathspec convention: relative
+  /// to the current directory, whether that is in the real tree or in the view).
+  std::string repo_relative(const std::string& arg) const;
+};
+
+/// Finds the repository and workspace from `dir` (the real tree, or a view of it).
+Context make_context(const std::string& dir, const std::string& workspace_flag);
+
+int cmd_new(const Context& ctx, const std::string& name);
+int cmd_mount(const Context& ctx, bool debug);
+int cmd_umount(const Context& ctx, bool force);
+int cmd_list(const Context& ctx);
+int cmd_rm(const Context& ctx, const std::string& name, bool force);
+int cmd_status(const Context& ctx, bool json);
+
+struct LogOptions {
+  bool json = false;
+  std::string since;
+  std::string path;
+  std::optional<size_t> limit;
+  std::string session; ///< only this `ws run` session's entries
+};
+int cmd_log(const Context& ctx, const LogOptions& options);
+
+/// What `ws diff` shows (src/cmd_diff.cpp).
+struct DiffOptions {
+  std::vector<std::string> paths;     ///< pathspecs: only changes at or below these
+  std::vector<std::string> include;   ///< withheld paths the person takes anyway
+  std::optional<unsigned> checkpoint; ///< diff a checkpoint instead of the live state
+  bool stat = false;
+  bool name_status = false;
+  bool withheld = false; ///< only the withheld (and blocked) list
+  bool json = false;
+  bool exit_code = false; ///< exit 1 when something would transfer
+  std::string color = "auto";
+  bool no_pager = false;
+};
+int cmd_diff(const Context& ctx, const DiffOptions& options);
+
+/// What `ws apply` lands (src/cmd_apply.cpp).
+struct ApplyOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> include;
+  std::optional<unsigned> checkpoint;
+  std::string expect;   ///< the patch id the person reviewed
+  bool index = false;   ///< also stage in the real index
+  bool check = false;   ///< dry run
+  bool markers = false; ///< --conflicts=markers: write conflict markers instead of refusing
+};
+int cmd_apply(const Context& ctx, const ApplyOptions& options);
+
+/// ws reset [PATH...] (src/cmd_reset.cpp): drops all (no paths) or the named changes,
+/// keeping them as a checkpoint first.
+int cmd_reset(const Context& ctx, const std::vector<std::string>& paths);
+/// ws checkpoint / checkpoints / restore (src/cmd_checkpoint.cpp).
+int cmd_checkpoint(const Context& ctx, const std::string& message);
+/// `keep`: delete all but the newest N checkpoints first.
+int cmd_checkpoints(const Context& ctx, bool json, std::optional<size_t> keep);
+int cmd_restore(const Context& ctx, unsigned id);
+
+/// ws run / ws shell (src/cmd_run.cpp): the agent, confined to the workspace's view.
+struct RunOptions {
+  std::vector<std::string> command;  ///< empty: the person's $SHELL (ws shell)
+  std::vector<std::string> writable; ///< --writable PATH
+  std::string network = "on";        ///< --network=on|off
+  bool no_confine = false;
+};
+int cmd_run(const Context& ctx, const RunOptions& options);
+
+/// ws review (src/cmd_review.cpp; ReviewOptions in src/review_session.hpp).
+struct ReviewOptions;
+int cmd_review(const Context& ctx, const ReviewOptions& options);
+
+} // namespace ws

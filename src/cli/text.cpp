@@ -1,0 +1,197 @@
+#include "src/cli/text.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <string>
+
+namespace ws {
+
+namespace {
+// Length of the valid UTF-8 sequence at s[i], or 0.
+size_t utf8_len(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || i + n > s.size()) {
+    return 0;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
+      return 0;
+    }
+  }
+  return n;
+}
+// The escapes git's quoting and JSON share; false if `c` has none.
+bool append_common_escape(std::string& out, unsigned char c) {
+  switch (c) {
+  case '\n':
+    out += "\\n";
+    return true;
+  case '\t':
+    out += "\\t";
+    return true;
+  case '\r':
+    out += "\\r";
+    return true;
+  case '"':
+    out += "\\\"";
+    return true;
+  case '\\':
+    out += "\\\\";
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+std::string quote_path(std::string_view path) {
+  bool plain = true;
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    return std::string(path);
+  }
+  std::string out = "\"";
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    if (append_common_escape(out, c)) {
+      continue;
+    }
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = utf8_len(s, i);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\udc%02x", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (n == 1) {
+      if (!append_common_escape(out, c)) {
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+      }
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  out += '"';
+  return out;
+}
+
+std::string format_time(int64_t ns) {
+  time_t secs = static_cast<time_t>(ns / 1000000000);
+  struct tm tm {};
+  localtime_r(&secs, &tm);
+  char buf[64];
+  size_t len = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf + len, sizeof buf - len, ".%03d", static_cast<int>((ns / 1000000) % 1000));
+  return buf;
+}
+
+std::optional<int64_t> parse_since(std::string_view text, int64_t now_ns) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  if (text[0] == '@') {
+    try {
+      return static_cast<int64_t>(std::stoll(std::string(text.substr(1)))) * 1000000000;
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  char unit = text.back();
+  int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+  if (scale != 0) {
+    std::string num(text.substr(0, text.size() - 1));
+    if (!num.empty() && num.find_first_not_of("0123456789") == std::string::npos) {
+      return now_ns - std::stoll(num) * scale * 1000000000;
+    }
+  }
+  struct tm tm {};
+  std::string s(text);
+  const char* end = strptime(s.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end || *end) {
+    tm = {};
+    end = strptime(s.c_str(), "%Y-%m-%d %H:%M", &tm);
+  }
+  if (!end || *end) {
+    tm = {};
+    end = strptime(s.c_str(), "%Y-%m-%d", &tm);
+  }
+  if (!end || *end) {
+    return std::nullopt;
+  }
+  tm.tm_isdst = -1;
+  return static_cast<int64_t>(mktime(&tm)) * 1000000000;
+}
+
+std::string summarize_ranges(const std::string& detail) {
+  size_t count = 0;
+  uint64_t bytes = 0, first = UINT64_MAX, last = 0;
+  size_t pos = 0;
+  while (pos < detail.size()) {
+    size_t comma = detail.find(',', pos);
+    std::string range =
+        detail.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t dash = range.find('-');
+    if (dash == std::string::npos) {
+      return detail;
+    }
+    uint64_t a = 0, b = 0;
+    try {
+      a = std::stoull(range.substr(0, dash));
+      b = std::stoull(range.substr(dash + 1));
+    } catch (const std::exception&) {
+      return detail; // not ours to judge: show it as stored
+    }
+    bytes += b - a;
+    first = std::min(first, a);
+    last = std::max(last, b);
+    ++count;
+    pos = comma == std::string::npos ? detail.size() : comma + 1;
+  }
+  if (count <= 3) {
+    return detail;
+  }
+  char buf[96];
+  if (bytes >= 10 * 1024) {
+    std::snprintf(buf, sizeof buf, "%zu ranges, %.1f KiB in %llu-%llu", count, bytes / 1024.0,
+                  static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
+  } else {
+    std::snprintf(buf, sizeof buf, "%zu ranges, %llu bytes in %llu-%llu", count,
+                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(first),
+                  static_cast<unsigned long long>(last));
+  }
+  return buf;
+}
+
+} // namespace ws

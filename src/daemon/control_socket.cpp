@@ -1,0 +1,301 @@
+// The daemon's control channel (see control_socket.hpp).
+//
+// Wire format: the client sends its strings, each ended by a NUL byte (paths are raw bytes
+// and may hold newlines), then shuts its side down. The daemon answers "ok\n<payload>" or
+// "error\n<what>\n<hint>" and closes.
+//
+// The socket lives in the workspace's state directory, whose path may be longer than
+// sun_path's 108 bytes: both ends bind and connect through "/proc/self/fd/<fd>/control.sock"
+// with an O_PATH fd on that directory.
+#include "src/daemon/control_socket.hpp"
+
+#include "fuse/overlay_fs.hpp"
+#include "fuse/unique_fd.hpp"
+#include "src/cli/error.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace ws {
+
+namespace fs = std::filesystem;
+using fuse::UniqueFd;
+
+namespace {
+
+constexpr const char* k_socket = "control.sock";
+constexpr size_t k_max_request = 64u << 20;
+
+UniqueFd open_state_dir(const fs::path& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) {
+    throw Error("cannot open the workspace state " + dir.string() + ": " + std::strerror(errno));
+  }
+  return fd;
+}
+
+sockaddr_un address_in(int dir_fd) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = "/proc/self/fd/" + std::to_string(dir_fd) + "/" + k_socket;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1); // ~35 bytes, well below 108
+  return addr;
+}
+
+std::optional<ucred> peer_of(int sock) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return std::nullopt;
+  }
+  return cred;
+}
+
+/// Only the same user, or root, may ask (or answer).
+bool trusted(const ucred& cred) {
+  return cred.uid == ::geteuid() || cred.uid == 0;
+}
+
+bool send_all(int sock, const std::string& data) {
+  for (size_t done = 0; done < data.size();) {
+    ssize_t n = ::send(sock, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Reads until the peer shuts its side down; false on error, timeout or too much.
+bool read_all(int sock, std::string& out) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      return false;
+    }
+    if (n == 0) {
+      return true;
+    }
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > k_max_request) {
+      return false;
+    }
+  }
+}
+
+std::vector<std::string> split_nul(const std::string& data) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < data.size()) {
+    size_t end = data.find('\0', start);
+    if (end == std::string::npos) {
+      end = data.size();
+    }
+    out.push_back(data.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<std::string> control_call(const fs::path& state_dir,
+                                        const std::vector<std::string>& request) {
+  UniqueFd dir = open_state_dir(state_dir);
+  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!sock) {
+    throw Error(std::string("socket: ") + std::strerror(errno));
+  }
+  sockaddr_un addr = address_in(dir.get());
+  if (::connect(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    if (errno == ENOENT || errno == ECONNREFUSED) {
+      return std::nullopt; // no daemon listens (none runs, or it is starting or stopping)
+    }
+    throw Error("cannot reach the workspace's daemon (" + (state_dir / k_socket).string() +
+                "): " + std::strerror(errno));
+  }
+  auto cred = peer_of(sock.get());
+  if (!cred || !trusted(*cred)) {
+    throw Error("the process listening on " + (state_dir / k_socket).string() +
+                    " is not the workspace's daemon (another user's)",
+                "remove that socket, then try again");
+  }
+  std::string data;
+  for (const std::string& s : request) {
+    data += s;
+    data += '\0';
+  }
+  std::string reply;
+  if (!send_all(sock.get(), data) || ::shutdown(sock.get(), SHUT_WR) != 0 ||
+      !read_all(sock.get(), reply) || reply.empty()) {
+    throw Error("the workspace's daemon did not answer '" + request.front() + "'",
+                "see its log: " + (state_dir / "daemon.log").string());
+  }
+  if (reply.rfind("ok\n", 0) == 0) {
+    return reply.substr(3);
+  }
+  std::string body = reply.rfind("error\n", 0) == 0 ? reply.substr(6) : reply;
+  size_t nl = body.find('\n');
+  std::string what = body.substr(0, nl);
+  std::string hint = nl == std::string::npos ? std::string() : body.substr(nl + 1);
+  throw Error("the workspace's daemon could not " + request.front() + ": " + what,
+              hint.empty() ? "see its log: " + (state_dir / "daemon.log").string() : hint);
+}
+
+struct ControlServer::Impl {
+  UniqueFd dir;
+  UniqueFd listener;
+  UniqueFd wake; ///< eventfd: written to stop the thread
+  Handler handler;
+  std::thread thread;
+
+  void run() {
+    for (;;) {
+      pollfd fds[2] = {{listener.get(), POLLIN, 0}, {wake.get(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        spdlog::error("control socket: poll: {}", std::strerror(errno));
+        return;
+      }
+      if (fds[1].revents) {
+        return;
+      }
+      UniqueFd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (conn) {
+        serve(conn.get());
+      }
+    }
+  }
+
+  void serve(int conn) {
+    auto cred = peer_of(conn);
+    if (!cred || !trusted(*cred)) {
+      spdlog::warn("control socket: refused a request from uid {}", cred ? cred->uid : -1);
+      send_all(conn, "error\npermission denied\n");
+      return;
+    }
+    // A client that never finishes its request must not stall the daemon's control.
+    timeval limit{10, 0};
+    ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    std::string data;
+    if (!read_all(conn, data)) {
+      send_all(conn, "error\nincomplete request\n");
+      return;
+    }
+    std::vector<std::string> request = split_nul(data);
+    if (request.empty()) {
+      send_all(conn, "error\nempty request\n");
+      return;
+    }
+    ControlPeer peer{cred->pid, cred->uid, cred->gid};
+    spdlog::info("control: {} ({} argument(s)) from pid {}", request.front(), request.size() - 1,
+                 peer.pid);
+    std::string reply;
+    try {
+      reply = "ok\n" + handler(peer, request);
+    } catch (const Error& e) {
+      spdlog::error("control: {}: {}", request.front(), e.what());
+      reply = "error\n" + std::string(e.what()) + "\n" + e.hint();
+    } catch (const std::exception& e) {
+      spdlog::error("control: {}: {}", request.front(), e.what());
+      reply = "error\n" + std::string(e.what()) + "\n";
+    }
+    send_all(conn, reply);
+  }
+};
+
+ControlServer::ControlServer(const fs::path& state_dir, Handler handler)
+    : m_impl(std::make_unique<Impl>()) {
+  m_impl->dir = open_state_dir(state_dir);
+  m_impl->handler = std::move(handler);
+  // A socket left by a daemon that died: we hold daemon.lock, so nobody listens on it.
+  ::unlinkat(m_impl->dir.get(), k_socket, 0);
+  m_impl->listener = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr = address_in(m_impl->dir.get());
+  if (!m_impl->listener ||
+      ::bind(m_impl->listener.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::fchmodat(m_impl->dir.get(), k_socket, 0600, 0) != 0 ||
+      ::listen(m_impl->listener.get(), 16) != 0) {
+    throw Error("cannot listen on " + (state_dir / k_socket).string() + ": " +
+                std::strerror(errno));
+  }
+  m_impl->wake = UniqueFd(::eventfd(0, EFD_CLOEXEC));
+  if (!m_impl->wake) {
+    throw Error(std::string("eventfd: ") + std::strerror(errno));
+  }
+  m_impl->thread = std::thread([impl = m_impl.get()] { impl->run(); });
+}
+
+ControlServer::~ControlServer() {
+  uint64_t one = 1;
+  (void)!::write(m_impl->wake.get(), &one, sizeof one);
+  m_impl->thread.join();
+  ::unlinkat(m_impl->dir.get(), k_socket, 0);
+}
+
+ControlServer::Handler workspace_requests(fuse::OverlayFs& fs, const fs::path& state_dir) {
+  return [&fs, state_dir](const ControlPeer& peer, const std::vector<std::string>& req) {
+    const std::string& op = req.front();
+    auto arg = [&](size_t i) -> const std::string& {
+      if (i >= req.size()) {
+        throw Error("malformed request '" + op + "'");
+      }
+      return req[i];
+    };
+    // Only a directory under checkpoints/, never a path the request could aim elsewhere.
+    auto checkpoint_dir = [&](const std::string& rel) -> fs::path {
+      if (rel.empty()) {
+        return {};
+      }
+      const std::string prefix = "checkpoints/";
+      std::string name = rel.rfind(prefix, 0) == 0 ? rel.substr(prefix.size()) : std::string();
+      if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+        throw Error("malformed checkpoint directory '" + rel + "'");
+      }
+      return state_dir / rel;
+    };
+    fuse::Caller caller{peer.uid, peer.gid, peer.pid, 0};
+    if (op == "ping") {
+      return std::string("pong");
+    }
+    if (op == "snapshot") {
+      fs.snapshot_state(checkpoint_dir(arg(1)));
+    } else if (op == "drop") {
+      fs::path save = checkpoint_dir(arg(1));
+      fs.drop_paths(caller, std::vector<std::string>(req.begin() + 2, req.end()), save);
+    } else if (op == "rebase") {
+      fs.rebase_paths(caller, std::vector<std::string>(req.begin() + 1, req.end()));
+    } else if (op == "drop-all") {
+      fs.drop_all(caller, checkpoint_dir(arg(1)));
+    } else if (op == "restore") {
+      fs.restore_state(caller, checkpoint_dir(arg(2)), checkpoint_dir(arg(1)));
+    } else {
+      throw Error("unknown request '" + op + "'", "the daemon is older than this ws: 'ws umount' "
+                                                  "then 'ws mount' restarts it");
+    }
+    return std::string();
+  };
+}
+
+} // namespace ws

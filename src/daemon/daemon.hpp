@@ -1,0 +1,55 @@
+#pragma once
+
+#include "src/workspace/workspace.hpp"
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+namespace ws {
+
+enum class ViewState {
+  Unmounted, ///< no daemon, no mount
+  Mounted,   ///< a live daemon serves the view
+  Starting,  ///< a live daemon, the mount not up yet
+  Stale,     ///< the mount is there but its daemon died (ENOTCONN)
+};
+
+struct ViewStatus {
+  ViewState state = ViewState::Unmounted;
+  pid_t pid = 0; ///< the daemon's, when alive
+};
+
+/// Looks at the lock file and the mountpoint; never changes anything.
+ViewStatus probe_view(const Workspace& w);
+
+/// Returns the mountpoint of a served view, starting the daemon if none runs and cleaning
+/// up the mount of a daemon that died. Throws Error with a hint on failure.
+std::filesystem::path ensure_mounted(const Workspace& w, bool debug);
+
+/// Unmounts the view and waits for the daemon to exit. `force` detaches a busy mount
+/// (processes still inside keep their open files). Returns false if it was not mounted.
+bool unmount_view(const Workspace& w, bool force);
+
+/// Asks a running daemon to commit its queued journal entries, and waits (up to 2 s).
+void flush_journal(const Workspace& w);
+
+/// Checks that this process can mount FUSE filesystems; throws Error saying how to fix it.
+void check_fuse_available();
+
+/// What `ws __daemon` needs; see run_daemon.
+struct DaemonArgs {
+  std::filesystem::path workspace_dir;
+  std::filesystem::path lower;
+  std::filesystem::path mountpoint;
+  int ready_fd = -1;
+  bool foreground = false;
+  bool debug = false;
+};
+
+/// The daemon process: takes the workspace lock, mounts, reports "ok" (or the error) on
+/// `ready_fd`, serves until unmounted. Returns the process exit code.
+int run_daemon(const DaemonArgs& args);
+
+} // namespace ws

@@ -1,0 +1,312 @@
+// The CLI's side of the daemon: probe, start (double fork, ready pipe), stop.
+#include "src/cli/error.hpp"
+#include "src/daemon/daemon.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+extern char** environ;
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The pid of the daemon holding the workspace lock, or 0 if none holds it.
+pid_t lock_holder(const Workspace& w) {
+  int fd = ::open(w.layout.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return 0;
+  }
+  pid_t pid = 0;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    char buf[32] = {};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    pid = n > 0 ? static_cast<pid_t>(std::atoi(buf)) : -1;
+  }
+  ::close(fd);
+  return pid;
+}
+
+enum class MountCheck { NotMounted, Mounted, Dead };
+
+MountCheck check_mount(const fs::path& mnt) {
+  struct stat st {
+  }, parent{};
+  if (::stat(mnt.c_str(), &st) != 0) {
+    return errno == ENOTCONN ? MountCheck::Dead : MountCheck::NotMounted;
+  }
+  if (::stat(mnt.parent_path().c_str(), &parent) != 0) {
+    return MountCheck::NotMounted;
+  }
+  return st.st_dev != parent.st_dev ? MountCheck::Mounted : MountCheck::NotMounted;
+}
+
+struct CommandResult {
+  int status = -1;
+  std::string output;
+};
+
+CommandResult run_command(const std::vector<std::string>& argv) {
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    return {};
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  std::vector<char*> args;
+  for (auto& a : argv) {
+    args.push_back(const_cast<char*>(a.c_str()));
+  }
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(pipefd[1]);
+  CommandResult r;
+  if (rc != 0) {
+    ::close(pipefd[0]);
+    r.output = argv[0] + ": " + std::strerror(rc);
+    return r;
+  }
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) {
+    r.output.append(buf, static_cast<size_t>(n));
+  }
+  ::close(pipefd[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  while (!r.output.empty() && r.output.back() == '\n') {
+    r.output.pop_back();
+  }
+  return r;
+}
+
+/// Unmounts `mnt`; returns "" on success, else the reason.
+std::string do_unmount(const fs::path& mnt, bool lazy) {
+  if (::geteuid() == 0) {
+    if (::umount2(mnt.c_str(), lazy ? MNT_DETACH : 0) == 0) {
+      return {};
+    }
+    return std::strerror(errno);
+  }
+  std::vector<std::string> argv = {"fusermount3", "-u"};
+  if (lazy) {
+    argv.emplace_back("-z");
+  }
+  argv.emplace_back("--");
+  argv.push_back(mnt.string());
+  CommandResult r = run_command(argv);
+  return r.status == 0 ? std::string() : (r.output.empty() ? "fusermount3 failed" : r.output);
+}
+
+fs::path self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    throw Error("cannot find the ws executable: /proc/self/exe: " + ec.message());
+  }
+  return p;
+}
+
+bool wait_for(std::chrono::milliseconds limit, const std::function<bool()>& done) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+} // namespace
+
+void check_fuse_available() {
+  if (::access("/dev/fuse", F_OK) != 0) {
+    throw Error(
+        "FUSE is not available: /dev/fuse does not exist",
+        "load the module (modprobe fuse); in a container, pass the device (--device /dev/fuse)");
+  }
+  if (::access("/dev/fuse", R_OK | W_OK) != 0) {
+    if (::geteuid() != 0) {
+      // Distributions ship /dev/fuse 0666; fusermount3 (setuid) opens it for us only if
+      // libfuse is allowed to fall back to it, which it does not for EACCES.
+      throw Error(std::string("cannot open /dev/fuse: ") + std::strerror(errno),
+                  "as root, give it its usual mode: chmod 0666 /dev/fuse");
+    }
+  }
+  if (::geteuid() != 0 && run_command({"fusermount3", "-V"}).status != 0) {
+    throw Error("fusermount3 is not installed: a normal user cannot mount FUSE without it",
+                "install it (apt-get install fuse3)");
+  }
+}
+
+ViewStatus probe_view(const Workspace& w) {
+  ViewStatus s;
+  s.pid = lock_holder(w);
+  MountCheck m = check_mount(w.mountpoint);
+  if (s.pid != 0) {
+    s.state = m == MountCheck::Mounted ? ViewState::Mounted : ViewState::Starting;
+  } else {
+    s.state = m == MountCheck::NotMounted ? ViewState::Unmounted : ViewState::Stale;
+  }
+  return s;
+}
+
+fs::path ensure_mounted(const Workspace& w, bool debug) {
+  if (!w.exists()) {
+    throw Error("no workspace '" + w.name + "' for " + w.repo.string(),
+                "create it with 'ws new" + (w.name == "default" ? std::string() : " " + w.name) +
+                    "'");
+  }
+  ViewStatus s = probe_view(w);
+  if (s.state == ViewState::Starting) {
+    wait_for(std::chrono::seconds(10), [&] { return probe_view(w).state != ViewState::Starting; });
+    s = probe_view(w);
+  }
+  if (s.state == ViewState::Mounted) {
+    return w.mountpoint;
+  }
+  if (s.state == ViewState::Stale) {
+    std::string why = do_unmount(w.mountpoint, true);
+    if (!why.empty()) {
+      throw Error("the view at " + w.mountpoint.string() +
+                      " belongs to a daemon that died, and cannot be cleaned up: " + why,
+                  "unmount it by hand: fusermount3 -u -z " + w.mountpoint.string());
+    }
+    std::fprintf(
+        stderr,
+        "ws: the daemon of workspace '%s' had died; its view was cleaned up and is served again\n",
+        w.name.c_str());
+  }
+  check_fuse_available();
+  std::error_code ec;
+  fs::create_directories(w.mountpoint, ec);
+  if (ec) {
+    throw Error("cannot create the mountpoint " + w.mountpoint.string() + ": " + ec.message());
+  }
+  ::chmod(w.mountpoint.parent_path().c_str(), 0700);
+
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) {
+    throw Error(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::vector<std::string> argv = {self_exe().string(), "__daemon",
+                                   "--workspace-dir",   w.layout.dir.string(),
+                                   "--lower",           w.repo.string(),
+                                   "--mountpoint",      w.mountpoint.string(),
+                                   "--ready-fd",        std::to_string(ready[1])};
+  if (debug) {
+    argv.emplace_back("--debug");
+  }
+  pid_t child = ::fork();
+  if (child < 0) {
+    throw Error(std::string("fork: ") + std::strerror(errno));
+  }
+  if (child == 0) {
+    // Double fork: the daemon is nobody's child but init's, so no one has to reap it.
+    ::setsid();
+    if (::fork() != 0) {
+      ::_exit(0);
+    }
+    ::fcntl(ready[1], F_SETFD, 0); // keep the ready pipe across exec
+    int devnull = ::open("/dev/null", O_RDWR);
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    int log = ::open(w.layout.log_file().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    ::dup2(log >= 0 ? log : devnull, 2);
+    std::vector<char*> args;
+    for (auto& a : argv) {
+      args.push_back(a.data());
+    }
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(ready[1]);
+  ::waitpid(child, nullptr, 0);
+  std::string reply;
+  char buf[1024];
+  ssize_t n;
+  while ((n = ::read(ready[0], buf, sizeof buf)) > 0) {
+    reply.append(buf, static_cast<size_t>(n));
+  }
+  ::close(ready[0]);
+  if (reply.rfind("ok", 0) == 0) {
+    return w.mountpoint;
+  }
+  if (reply.empty()) {
+    throw Error("the ws daemon exited before mounting the view",
+                "see its log: " + w.layout.log_file().string());
+  }
+  std::string what = reply, hint;
+  if (auto nl = reply.find('\n'); nl != std::string::npos) {
+    what = reply.substr(0, nl);
+    hint = reply.substr(nl + 1);
+    while (!hint.empty() && hint.back() == '\n') {
+      hint.pop_back();
+    }
+  }
+  throw Error(what, hint.empty() ? "see the daemon's log: " + w.layout.log_file().string() : hint);
+}
+
+bool unmount_view(const Workspace& w, bool force) {
+  ViewStatus s = probe_view(w);
+  if (s.state == ViewState::Unmounted) {
+    return false;
+  }
+  std::string why = do_unmount(w.mountpoint, force || s.state == ViewState::Stale);
+  if (!why.empty()) {
+    bool busy = why.find("busy") != std::string::npos || why.find("Busy") != std::string::npos;
+    throw Error("cannot unmount the view at " + w.mountpoint.string() + ": " + why,
+                busy ? "a process still uses the view (a shell whose cwd is inside?): leave it, or "
+                       "'ws umount "
+                       "--force' to detach it anyway"
+                     : "try 'ws umount --force'");
+  }
+  if (s.pid > 0 && !wait_for(std::chrono::seconds(10), [&] { return lock_holder(w) == 0; })) {
+    throw Error(
+        "the view is unmounted but its daemon (pid " + std::to_string(s.pid) + ") did not exit",
+        "see " + w.layout.log_file().string() + "; kill it with: kill " + std::to_string(s.pid));
+  }
+  return true;
+}
+
+void flush_journal(const Workspace& w) {
+  pid_t pid = lock_holder(w);
+  if (pid <= 0) {
+    return;
+  }
+  fs::path marker = w.layout.dir / "journal.flushed";
+  auto read_marker = [&] {
+    std::ifstream in(marker);
+    std::string v;
+    std::getline(in, v);
+    return v;
+  };
+  std::string before = read_marker();
+  if (::kill(pid, SIGUSR1) != 0) {
+    return;
+  }
+  wait_for(std::chrono::seconds(2), [&] { return read_marker() != before; });
+}
+
+} // namespace ws

@@ -1,0 +1,182 @@
+// ws review: a terminal session over the workspace's changes; lands exactly what was
+// accepted (tree, index or patch file), keeps decisions across crashes.
+#include "src/cli/commands.hpp"
+#include "src/cli/error.hpp"
+#include "src/review/review_session.hpp"
+#include "src/transfer/landing.hpp"
+#include "src/workspace/workspace_edit.hpp"
+#include "tui/screen.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace ws {
+
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Writes `text` to `path` through a temporary and a rename, so a crash leaves the old file
+/// or the new one, never half of one.
+void write_atomic(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw Error("cannot save review decisions (" + tmp.string() + "): " + std::strerror(errno));
+  }
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw Error("cannot save review decisions (" + path.string() + "): " + std::strerror(errno));
+  }
+}
+
+void write_file(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    throw Error(std::string("cannot write ") + what + " to '" + path + "'", "choose another file");
+  }
+}
+
+int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& model,
+           const tui::SessionResult& how, const ReviewOptions& o) {
+  // What was shown is what lands: if the workspace moved since, the patch is another one.
+  if (load_review(w, o.paths).review.id != src.review.id) {
+    throw Error("the workspace changed while you were finishing: nothing was landed",
+                "run 'ws review' again; your decisions on unchanged hunks come back");
+  }
+  ReviewLanding l = plan_review_landing(w, src, model);
+  if (!o.rejected.empty()) {
+    write_file(o.rejected, l.rejected_patch, "the rejected changes");
+  }
+  if (how.mode == tui::FinishMode::PatchFile) {
+    write_file(how.patch_file, l.accepted_patch, "the accepted changes");
+    std::printf("wrote the accepted changes to %s (nothing landed; decisions kept)\n",
+                how.patch_file.c_str());
+    return 0;
+  }
+  if (!l.conflicts.empty()) {
+    for (const auto& c : l.conflicts) {
+      std::fprintf(stderr, "CONFLICT %s\n", c.c_str());
+    }
+    throw Error(std::to_string(l.conflicts.size()) + " accepted file" +
+                    (l.conflicts.size() > 1 ? "s conflict" : " conflicts") +
+                    " with your edits in the real tree: nothing was landed",
+                "resolve them and review again (your decisions are kept), or land them with "
+                "'ws apply --conflicts=markers PATH'");
+  }
+  RealTreeTransaction tx(w.repo);
+  for (const auto& landing : l.landings) {
+    tx.stage(landing);
+  }
+  tx.commit();
+  bool stage = how.mode == tui::FinishMode::Stage;
+  if (stage) {
+    stage_landings(w.repo, l.landings);
+  }
+  for (const auto& s : l.summary) {
+    std::printf("%s\n", s.c_str());
+  }
+  // Files taken whole leave the workspace; of a file taken in part, what landed becomes
+  // its base: the accepted hunks are no longer changes, the rejected ones still are.
+  try {
+    if (!l.drop.empty()) {
+      drop_changes(w, l.drop);
+    }
+    if (!l.rebase.empty()) {
+      rebase_changes(w, l.rebase);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws: warning: landed, but the workspace still holds these changes: %s\n",
+                 e.what());
+  }
+  std::error_code ec;
+  std::filesystem::remove(decisions_file(w), ec);
+  std::printf("%s %zu file%s%s\n", stage ? "staged" : "applied", l.summary.size(),
+              l.summary.size() == 1 ? "" : "s",
+              stage ? ": review with 'git diff --cached', commit with 'git commit'" : "");
+  if (!o.rejected.empty()) {
+    std::printf("rejected changes written to %s\n", o.rejected.c_str());
+  }
+  return 0;
+}
+
+} // namespace
+
+int cmd_review(const Context& ctx, const ReviewOptions& options) {
+  if (!::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) {
+    throw Error("ws review needs a terminal (stdin and stdout)",
+                "read the patch with 'ws diff' and land it with 'ws apply --expect ID'");
+  }
+  Workspace w = ctx.ws();
+  if (!w.exists()) {
+    throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
+  }
+  ReviewOptions o = options;
+  for (auto& p : o.paths) {
+    p = ctx.repo_relative(p);
+  }
+  std::string carried; // decisions taken into a reload
+  for (;;) {
+    ReviewSource src = load_review(w, o.paths);
+    if (src.review.files.empty()) {
+      std::printf("nothing to review: the workspace has no changes\n");
+      return 0;
+    }
+    tui::ReviewModel model(src.review);
+    // After a crash, decisions come back only for the very same review; after a reload,
+    // wherever a file or hunk is still the same.
+    size_t restored = carried.empty() ? model.restore(read_text(decisions_file(w)), true)
+                                      : model.restore(carried, false);
+    if (restored > 0) {
+      model.set_message(std::to_string(restored) + " decision" + (restored == 1 ? "" : "s") +
+                        " restored from your last session");
+    }
+    tui::SessionHooks hooks;
+    hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
+    hooks.fresh = [&] { return load_review(w, o.paths).review.id == src.review.id; };
+    hooks.stage_by_default = o.index;
+    tui::SessionResult r = [&] {
+      // Nothing may print over the screen while it is up: log messages wait until after.
+      struct QuietLog {
+        spdlog::level::level_enum old = spdlog::get_level();
+        QuietLog() { spdlog::set_level(spdlog::level::off); }
+        ~QuietLog() { spdlog::set_level(old); }
+      } quiet;
+      return tui::run_session(model, hooks);
+    }();
+    switch (r.kind) {
+    case tui::SessionResult::Kind::Reload:
+      carried = model.save();
+      continue;
+    case tui::SessionResult::Kind::Interrupted:
+      std::fprintf(stderr, "ws review: interrupted; nothing landed, your decisions are kept\n");
+      return 130;
+    case tui::SessionResult::Kind::Quit:
+      std::printf("nothing landed%s\n",
+                  model.any_decision() ? "; your decisions are kept for the next 'ws review'" : "");
+      return 0;
+    case tui::SessionResult::Kind::Finish:
+      return finish(w, src, model, r, o);
+    }
+  }
+}
+
+} // namespace ws

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "fuse/changes.hpp"
+#include "fuse/unique_fd.hpp"
+#include "gitbridge/patch.hpp"
+#include "src/transfer/transfer_plan.hpp"
+
+#include <sys/stat.h>
+
+#include <string>
+
+namespace ws {
+
+/// Reads the three versions of a changed path that diff and apply need: the workspace's,
+/// the base the agent started from, and the real tree's now. Paths are opened beneath their
+/// root without following any symlink on the way.
+class ContentReader {
+public:
+  ContentReader(const Workspace& w, const StateSource& source);
+
+  /// The workspace's object at `path` (in the state's upper layer).
+  gitbridge::BlobSide view(const std::string& path) const;
+
+  /// What stood at the change's old path when the agent first touched it. `exact` is false
+  /// when that is no longer known (no saved copy, and the real file has changed since):
+  /// then the real file's current content is returned.
+  gitbridge::BlobSide base(const fuse::Change& c, bool& exact) const;
+
+  struct RealObject {
+    bool exists = false;
+    mode_t mode = 0; ///< st_mode (type bits included)
+    gitbridge::BlobSide side;
+  };
+  /// The real tree's object at `path` now.
+  RealObject real(const std::string& path) const;
+
+  int real_root() const { return m_real.get(); }
+
+private:
+  gitbridge::BlobSide read_side(int root, const std::string& path, const struct stat& st) const;
+  fuse::UniqueFd m_real;
+  fuse::UniqueFd m_upper;
+  fuse::UniqueFd m_bases;
+};
+
+/// Reads the whole file open at `fd` (from offset 0); throws SystemError naming `path`.
+std::string read_all(int fd, const std::string& path);
+
+} // namespace ws

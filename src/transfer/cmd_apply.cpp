@@ -1,0 +1,284 @@
+// ws apply: land the transferable changes in the real tree, per file 3-way, all or nothing.
+#include "fuse/hash.hpp"
+#include "gitbridge/merge.hpp"
+#include "src/cli/commands.hpp"
+#include "src/cli/error.hpp"
+#include "src/cli/pager.hpp"
+#include "src/cli/text.hpp"
+#include "src/transfer/change_content.hpp"
+#include "src/transfer/diff_result.hpp"
+#include "src/transfer/landed_versions.hpp"
+#include "src/transfer/landing.hpp"
+#include "src/transfer/real_tree_writer.hpp"
+#include "src/transfer/transfer_report.hpp"
+#include "src/workspace/workspace_edit.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace ws {
+
+namespace {
+
+using gitbridge::BlobSide;
+using gitbridge::GitMode;
+
+/// What apply decided for one change.
+struct Outcome : LandingResult {
+  const PlannedChange* change = nullptr;
+  BlobSide agents; ///< the workspace's version this outcome was computed from
+};
+using How = LandingResult::How;
+
+/// `pair` holds the base and the agent's version, as read for the patch.
+Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, bool base_exact,
+                      const ContentReader& reader, const LandedVersions* landed) {
+  Outcome out;
+  out.change = &p;
+  const fuse::Change& c = p.change;
+  bool exact = base_exact;
+  BlobSide base = pair.before;
+  // The real file still holds what an earlier `ws apply --checkpoint` landed: the agent's
+  // version grew from that, so it is the base to merge against.
+  auto landed_base = [&](const std::string& real_path, const ContentReader::RealObject& real) {
+    if (!landed || !real.exists || S_ISDIR(real.mode)) {
+      return;
+    }
+    if (auto b = landed->base_for(real_path, real.side.content)) {
+      base = BlobSide{real.side.mode, std::move(*b)};
+      exact = true;
+    }
+  };
+  switch (c.kind) {
+  case fuse::ChangeKind::Deleted: {
+    auto real = reader.real(c.path);
+    landed_base(c.path, real);
+    if (!real.exists) {
+      out.how = How::AlreadyThere;
+    } else if (exact && same_blob(real.side, base)) {
+      out.landings.push_back(Landing{c.path, {}, 0});
+    } else {
+      out.how = How::Conflict;
+      out.conflict =
+          S_ISDIR(real.mode) ? quote_path(c.path) + " is a directory in the real tree now"
+          : c.unseen
+              ? quote_path(c.path) +
+                    " is in the real tree, and the agent removed the directory holding "
+                    "it whole (or it appeared since): delete it yourself if that is right"
+              : "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
+    }
+    return out;
+  }
+  case fuse::ChangeKind::Renamed: {
+    const BlobSide& agents = pair.after;
+    out.agents = agents;
+    auto source = reader.real(c.from);
+    auto target = reader.real(c.path);
+    landed_base(c.from, source);
+    if (target.exists && !same_blob(target.side, agents)) {
+      out.how = How::Conflict;
+      out.conflict = "the agent renamed " + quote_path(c.from) + " to " + quote_path(c.path) +
+                     ", which now exists in the real tree";
+      return out;
+    }
+    if (!source.exists) {
+      if (target.exists) {
+        out.how = How::AlreadyThere;
+        out.landings.push_back(write_landing(c.path, agents, target));
+      } else {
+        out.how = How::Conflict;
+        out.conflict = "you deleted " + quote_path(c.from) + "; the agent renamed it";
+      }
+      return out;
+    }
+    land_content(out, c.path, base, exact, agents, source, c.from);
+    if (out.how != How::Conflict) {
+      if (!out.landings.empty()) {
+        out.landings.back().perm = landing_perm(source, out.landings.back().content.mode);
+      }
+      out.landings.push_back(Landing{c.from, {}, 0});
+      if (out.how == How::AlreadyThere) {
+        out.how = How::Write;
+      }
+    }
+    return out;
+  }
+  default: {
+    const BlobSide& agents = pair.after;
+    out.agents = agents;
+    auto real = reader.real(c.path);
+    landed_base(c.path, real);
+    if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode) && real.exists &&
+        S_ISDIR(real.mode)) {
+      // A file where a directory stood: the directory's files are deletions of this same
+      // apply. If the person put anything else in it, landing fails and nothing changes.
+      out.landings.push_back(write_landing(c.path, agents, {}));
+      return out;
+    }
+    land_content(out, c.path, base, exact, agents, real, c.path);
+    return out;
+  }
+  }
+}
+
+void print_conflicts(const std::vector<Outcome>& outcomes, bool color) {
+  for (const auto& o : outcomes) {
+    if (o.how != How::Conflict) {
+      continue;
+    }
+    std::fprintf(stderr, "%sCONFLICT%s %s\n", color ? "\033[1;31m" : "", color ? "\033[m" : "",
+                 o.conflict.c_str());
+    for (const auto& h : o.hunks) {
+      std::fprintf(stderr, "  at line %zu:\n", h.line);
+      auto show = [](const std::string& who, const std::string& text) {
+        std::fprintf(stderr, "    %s:\n", who.c_str());
+        size_t start = 0;
+        while (start < text.size()) {
+          size_t end = text.find('\n', start);
+          std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+          std::fprintf(stderr, "      | %s\n", line.c_str());
+          if (end == std::string::npos) {
+            break;
+          }
+          start = end + 1;
+        }
+      };
+      show("yours (real tree)", h.yours);
+      show("the agent's", h.agents);
+    }
+  }
+}
+
+} // namespace
+
+int cmd_apply(const Context& ctx, const ApplyOptions& o) {
+  Workspace w = ctx.ws();
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  bool color = use_color("auto", STDERR_FILENO);
+  if (!o.expect.empty()) {
+    bool match = o.expect.size() >= 7 && r.patch.id.starts_with(o.expect);
+    if (!match) {
+      throw Error("the changes are no longer the patch you reviewed (" + o.expect + "); now " +
+                      r.patch.id,
+                  "review again with 'ws diff' (same paths and --include) and apply that");
+    }
+  }
+  ContentReader reader(w, r.source);
+  LandedVersions landed_versions(w.layout);
+  std::vector<Outcome> outcomes;
+  size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
+  for (const auto& p : r.plan) {
+    if (p.transfers()) {
+      outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
+                                       r.source.checkpoint ? nullptr : &landed_versions));
+      ++k;
+    }
+  }
+  if (outcomes.empty()) {
+    std::fputs(verdict_report(r.plan, color, "").c_str(), stderr);
+    std::printf("nothing to apply\n");
+    return 0;
+  }
+  size_t conflicts = 0;
+  for (auto& out : outcomes) {
+    if (out.how != How::Conflict) {
+      continue;
+    }
+    ++conflicts;
+    if (o.markers && !out.markers.empty()) {
+      auto real = reader.real(out.change->change.path);
+      out.landings.push_back(
+          write_landing(out.change->change.path, BlobSide{real.side.mode, out.markers}, real));
+    }
+  }
+  if (conflicts > 0 && !o.markers) {
+    print_conflicts(outcomes, color);
+    throw Error(std::to_string(conflicts) + " conflicting file" + (conflicts > 1 ? "s" : "") +
+                    ": nothing was applied",
+                "resolve them in the real tree or the workspace and apply again, or apply the "
+                "other paths alone (ws apply PATH...), or write conflict markers with "
+                "--conflicts=markers");
+  }
+
+  RealTreeTransaction tx(w.repo);
+  for (const auto& out : outcomes) {
+    for (const auto& l : out.landings) {
+      tx.stage(l);
+    }
+  }
+  if (o.check) {
+    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
+                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
+    return 0;
+  }
+  tx.commit();
+  if (r.source.checkpoint) {
+    for (const auto& out : outcomes) {
+      for (const auto& l : out.landings) {
+        if (l.content.present() && out.how != How::Conflict) {
+          landed_versions.record(l.path, l.content.content);
+        }
+      }
+    }
+  }
+
+  if (o.index) {
+    std::vector<Landing> staged;
+    for (const auto& out : outcomes) {
+      if (out.how != How::Conflict) { // markers are for the person to resolve, not to commit
+        staged.insert(staged.end(), out.landings.begin(), out.landings.end());
+      }
+    }
+    stage_landings(w.repo, staged);
+  }
+
+  std::vector<std::string> landed;
+  size_t applied = 0;
+  for (const auto& out : outcomes) {
+    const fuse::Change& c = out.change->change;
+    const char* how = out.how == How::Merged         ? "  (merged with your edits)"
+                      : out.how == How::Conflict     ? "  (CONFLICT markers written)"
+                      : out.how == How::AlreadyThere ? "  (already so)"
+                                                     : "";
+    std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
+    if (out.how == How::Conflict) {
+      continue;
+    }
+    ++applied;
+    // The agent may have written again since the plan was made: only what still is what
+    // landed leaves the workspace, a newer version stays a change.
+    bool deleted = c.kind == fuse::ChangeKind::Deleted;
+    bool unchanged = false;
+    try {
+      unchanged = !deleted && same_blob(reader.view(c.path), out.agents);
+    } catch (const std::exception&) {
+      unchanged = deleted; // nothing in the workspace at that path: still deleted
+    }
+    if (unchanged) {
+      landed.push_back(c.path);
+      if (c.kind == fuse::ChangeKind::Renamed) {
+        landed.push_back(c.from);
+      }
+    }
+  }
+  if (!r.source.checkpoint && !landed.empty()) {
+    // What landed is no longer a change of the workspace; the view shows the real tree.
+    try {
+      drop_changes(w, landed);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr,
+                   "ws: warning: applied, but the workspace still holds these changes: %s\n",
+                   e.what());
+    }
+  }
+  std::string report = verdict_report(r.plan, color, "");
+  std::fflush(stdout);
+  std::fputs(report.c_str(), stderr);
+  std::printf("applied %zu change%s%s\n", applied, applied == 1 ? "" : "s",
+              o.index ? " and staged them" : "");
+  return conflicts > 0 ? 1 : 0;
+}
+
+} // namespace ws

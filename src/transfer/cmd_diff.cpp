@@ -1,0 +1,131 @@
+// ws diff: what would transfer, as a git patch; what would not, with reasons.
+#include "src/cli/commands.hpp"
+#include "src/cli/error.hpp"
+#include "src/cli/pager.hpp"
+#include "src/cli/text.hpp"
+#include "src/transfer/diff_result.hpp"
+#include "src/transfer/transfer_plan.hpp"
+#include "src/transfer/transfer_report.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace ws {
+
+namespace {
+
+std::vector<std::string> relative_all(const Context& ctx, const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    out.push_back(ctx.repo_relative(a));
+  }
+  return out;
+}
+
+std::string json_output(const Workspace& w, const StateSource& source,
+                        const std::vector<PlannedChange>& plan, const gitbridge::Patch& patch) {
+  std::string out = "{\n  \"id\": \"" + patch.id + "\",\n  \"workspace\": " + json_string(w.name);
+  if (source.checkpoint) {
+    out += ",\n  \"checkpoint\": " + std::to_string(*source.checkpoint);
+  }
+  out += ",\n  \"changes\": [" + plan_json_entries(plan, "    ") + (plan.empty() ? "" : "\n  ");
+  out += "],\n  \"files\": [";
+  bool first = true;
+  for (const auto& f : patch.files) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out +=
+        "    {\"status\": \"" + std::string(1, f.status) + "\", \"path\": " + json_string(f.path);
+    if (f.old_path != f.path) {
+      out += ", \"from\": " + json_string(f.old_path);
+    }
+    out += ", \"added\": " + std::to_string(f.added) +
+           ", \"deleted\": " + std::to_string(f.deleted) +
+           ", \"binary\": " + (f.binary ? "true" : "false") + "}";
+  }
+  out += std::string(patch.files.empty() ? "" : "\n  ") + "]\n}\n";
+  return out;
+}
+
+std::string name_status(const gitbridge::Patch& patch) {
+  std::string out;
+  for (const auto& f : patch.files) {
+    out += f.status;
+    if (f.status == 'R') {
+      out += "\t" + quote_path(f.old_path);
+    }
+    out += "\t" + quote_path(f.path) + "\n";
+  }
+  return out;
+}
+
+} // namespace
+
+DiffResult compute_diff(const Context& ctx, const Workspace& w,
+                        const std::vector<std::string>& paths,
+                        const std::vector<std::string>& include,
+                        std::optional<unsigned> checkpoint) {
+  if (!w.exists()) {
+    throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
+  }
+  DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
+  r.plan = plan_transfer(w, r.source, {relative_all(ctx, paths), relative_all(ctx, include)});
+  r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
+  r.patch = gitbridge::build_patch(r.pairs);
+  return r;
+}
+
+int cmd_diff(const Context& ctx, const DiffOptions& o) {
+  Workspace w = ctx.ws();
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  const auto& patch = r.patch;
+  bool transfers = !patch.files.empty();
+  int code = o.exit_code && transfers ? 1 : 0;
+
+  if (o.json) {
+    std::fputs(json_output(w, r.source, r.plan, patch).c_str(), stdout);
+    return code;
+  }
+  bool tty = ::isatty(STDOUT_FILENO);
+  bool color = use_color(o.color, STDOUT_FILENO);
+  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ");
+  if (o.withheld) {
+    Output out(false);
+    out.write(report);
+    return code;
+  }
+  Output out(!o.no_pager && (tty || o.color == "always") && !o.name_status);
+  if (o.name_status) {
+    out.write(name_status(patch));
+  } else if (o.stat) {
+    out.write(color ? gitbridge::colorize_stat(patch.stat) : patch.stat);
+  } else if (transfers) {
+    std::string head = "# ws patch " + patch.id + " (workspace '" + w.name + "'";
+    if (r.source.checkpoint) {
+      head += ", checkpoint " + std::to_string(*r.source.checkpoint);
+    }
+    head += "): land exactly this with 'ws apply --expect " + patch.id + "'\n";
+    out.write(color ? "\033[33m" + head + "\033[m" : head);
+    out.write(color ? gitbridge::colorize_patch(patch.text) : patch.text);
+  }
+  if (!report.empty()) {
+    // On a terminal it follows the patch; in a pipe it goes to stderr, so the patch stays a
+    // patch and the person still sees what was left out.
+    if (tty) {
+      out.write((transfers ? "\n" : "") + report);
+    } else {
+      std::fflush(out.file());
+      std::fputs(report.c_str(), stderr);
+    }
+  }
+  if (o.stat || o.name_status) {
+    std::string id = "# ws patch " + patch.id + "\n";
+    if (tty) {
+      out.write(id);
+    }
+  }
+  return code;
+}
+
+} // namespace ws

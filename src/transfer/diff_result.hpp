@@ -1,0 +1,29 @@
+#pragma once
+
+#include "gitbridge/patch.hpp"
+#include "src/cli/commands.hpp"
+#include "src/transfer/transfer_plan.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// The plan and patch for one set of diff/apply options (same inputs, same patch id).
+struct DiffResult {
+  StateSource source;
+  std::vector<PlannedChange> plan;
+  gitbridge::Patch patch;
+  /// What the patch was built from, one per transferring change in plan order: apply decides
+  /// from these instead of reading every file again.
+  std::vector<gitbridge::FilePair> pairs;
+  std::vector<bool> base_exact;
+};
+
+DiffResult compute_diff(const Context& ctx, const Workspace& w,
+                        const std::vector<std::string>& paths,
+                        const std::vector<std::string>& include,
+                        std::optional<unsigned> checkpoint);
+
+} // namespace ws

@@ -1,0 +1,111 @@
+// Landing one path in the real tree: the per-file 3-way rules of `ws apply` and `ws review`.
+#include "src/transfer/landing.hpp"
+
+#include "gitbridge/index_stage.hpp"
+#include "src/cli/error.hpp"
+#include "src/cli/text.hpp"
+
+#include <sys/stat.h>
+
+namespace ws {
+
+using gitbridge::BlobSide;
+using gitbridge::GitMode;
+
+bool same_blob(const BlobSide& a, const BlobSide& b) {
+  return a.mode == b.mode && a.content == b.content;
+}
+
+mode_t landing_perm(const ContentReader::RealObject& real, GitMode mode) {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  mode_t perm = real.exists && S_ISREG(real.mode) ? (real.mode & 0777) : (0666 & ~mask);
+  if (mode == GitMode::Executable) {
+    perm |= (perm & 0444) >> 2; // x wherever r
+  } else {
+    perm &= ~0111u;
+  }
+  return perm;
+}
+
+Landing write_landing(const std::string& path, const BlobSide& content,
+                      const ContentReader::RealObject& real) {
+  return Landing{path, content, landing_perm(real, content.mode)};
+}
+
+void land_content(LandingResult& out, const std::string& path, const BlobSide& base,
+                  bool base_exact, const BlobSide& agents, const ContentReader::RealObject& real,
+                  const std::string& real_path) {
+  if (!real.exists) {
+    if (base.present()) {
+      out.how = LandingResult::How::Conflict;
+      out.conflict =
+          "you deleted " + quote_path(real_path) + " in the real tree; the agent changed it";
+      return;
+    }
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (S_ISDIR(real.mode)) {
+    out.how = LandingResult::How::Conflict;
+    out.conflict = quote_path(real_path) + " is a directory in the real tree now";
+    return;
+  }
+  if (path == real_path && same_blob(real.side, agents)) {
+    out.how = LandingResult::How::AlreadyThere;
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (base_exact && same_blob(real.side, base)) {
+    out.landings.push_back(write_landing(path, agents, real));
+    return;
+  }
+  if (!base.present()) {
+    out.how = LandingResult::How::Conflict;
+    out.conflict = "both added: the real tree has a different " + quote_path(real_path);
+    return;
+  }
+  if (!base_exact) {
+    out.how = LandingResult::How::Conflict;
+    out.conflict = "you changed " + quote_path(real_path) +
+                   " and the version the agent started from is not known (too large to keep)";
+    return;
+  }
+  if (base.mode == GitMode::Symlink || agents.mode == GitMode::Symlink ||
+      real.side.mode == GitMode::Symlink) {
+    out.how = LandingResult::How::Conflict;
+    out.conflict = "you and the agent both changed the symlink " + quote_path(real_path);
+    return;
+  }
+  gitbridge::MergeResult m =
+      gitbridge::merge_file(base.content, real.side.content, agents.content, path);
+  if (!m.clean) {
+    out.how = LandingResult::How::Conflict;
+    out.conflict = m.conflicts.empty()
+                       ? "you and the agent both changed the binary file " + quote_path(real_path)
+                       : "you and the agent changed the same lines of " + quote_path(real_path);
+    out.hunks = std::move(m.conflicts);
+    out.markers = std::move(m.content);
+    return;
+  }
+  // The agent's mode change wins only if it made one; otherwise the person's mode stays.
+  BlobSide merged{agents.mode != base.mode ? agents.mode : real.side.mode, std::move(m.content)};
+  out.how = LandingResult::How::Merged;
+  out.landings.push_back(write_landing(path, merged, real));
+}
+
+void stage_landings(const std::filesystem::path& worktree, const std::vector<Landing>& landed) {
+  std::vector<gitbridge::StagedPath> staged;
+  for (const auto& l : landed) {
+    staged.push_back({l.path, l.content});
+  }
+  try {
+    gitbridge::stage_paths(worktree, staged);
+  } catch (const std::exception& e) {
+    throw Error(std::string("the changes are in the real tree, but staging them failed: ") +
+                    e.what(),
+                "stage them yourself with 'git add'");
+  }
+}
+
+} // namespace ws

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "filters/policy.hpp"
+#include "fuse/changes.hpp"
+#include "gitbridge/patch.hpp"
+#include "src/workspace/workspace.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// One changed path and what the policy decided for it.
+struct PlannedChange {
+  fuse::Change change;
+  filters::Decision decision;
+  bool included = false; ///< withheld, but the person took it (--include)
+  bool transfers() const {
+    return decision.verdict == filters::Verdict::Transfer ||
+           decision.verdict == filters::Verdict::Flagged ||
+           (decision.verdict == filters::Verdict::Withheld && included);
+  }
+};
+
+/// Which state to read: the live workspace, or one of its checkpoints.
+struct StateSource {
+  fuse::WorkspaceLayout state; ///< its upper/ and meta.db
+  std::filesystem::path bases; ///< the workspace's bases/ (shared by checkpoints)
+  std::optional<unsigned> checkpoint;
+};
+StateSource live_state(const Workspace& w);
+StateSource checkpoint_state(const Workspace& w, unsigned id);
+
+struct PlanRequest {
+  std::vector<std::string> paths;   ///< repository-relative pathspecs; empty: everything
+  std::vector<std::string> include; ///< repository-relative; withheld paths taken anyway
+};
+
+/// Every change of `source` within the pathspecs, each with its verdict. Throws Error when
+/// an --include names nothing withheld, or something that may not be overridden.
+std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
+                                         const PlanRequest& request);
+
+/// What stood before and what stands now, for each transferring change (in plan order).
+/// Reads only the changed files.
+/// `base_exact`, when given, gets one flag per pair: the base is known for sure (see
+/// ContentReader::base).
+std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,
+                                            const std::vector<PlannedChange>& plan,
+                                            std::vector<bool>* base_exact = nullptr);
+
+/// git's mode for an st_mode (None for what git cannot hold: FIFOs, sockets, devices).
+gitbridge::GitMode git_mode(mode_t mode);
+
+} // namespace ws
