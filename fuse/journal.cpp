@@ -32,6 +32,15 @@ CREATE TABLE IF NOT EXISTS sessions(
   pid INTEGER,
   started_ns INTEGER
 );
+CREATE TABLE IF NOT EXISTS session_spans(
+  session TEXT PRIMARY KEY,
+  pidns INTEGER NOT NULL,
+  command TEXT,
+  pid INTEGER,
+  started_ns INTEGER NOT NULL,
+  ended_ns INTEGER
+);
+CREATE INDEX IF NOT EXISTS session_spans_pidns ON session_spans(pidns);
 )";
 
 /// Journals made before sessions existed lack the pidns column.
@@ -178,17 +187,20 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
     return out;
   }
   Db db(db_file, Db::Mode::ReadOnly);
-  bool sessions = false;
+  bool spans = false;
   {
-    Stmt st(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions'");
-    sessions = st.step() && st.int64(0) > 0;
+    Stmt st(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_spans'");
+    spans = st.step() && st.int64(0) > 0;
   }
+  // A session is its pid namespace WHILE it ran: the kernel reuses namespace ids, so a
+  // later session's id never claims an earlier one's writes.
   std::string sql =
-      sessions ? "SELECT j.id, j.time_ns, j.op, j.path, j.path2, j.pid, j.uid, j.comm, j.detail, "
-                 "j.pidns, s.session FROM journal j LEFT JOIN sessions s ON s.pidns = j.pidns "
-                 "WHERE j.time_ns >= ?1"
-               : "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail, NULL, NULL "
-                 "FROM journal WHERE time_ns >= ?1";
+      spans ? "SELECT j.id, j.time_ns, j.op, j.path, j.path2, j.pid, j.uid, j.comm, j.detail, "
+              "j.pidns, (SELECT s.session FROM session_spans s WHERE s.pidns = j.pidns "
+              "AND j.time_ns >= s.started_ns AND (s.ended_ns IS NULL OR j.time_ns <= s.ended_ns) "
+              "ORDER BY s.started_ns DESC LIMIT 1) FROM journal j WHERE j.time_ns >= ?1"
+            : "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail, NULL, NULL "
+              "FROM journal WHERE time_ns >= ?1";
   // By time, not by id: a write entry is committed when its coalescing ends but carries
   // the time it began.
   if (query.limit) {
@@ -272,10 +284,18 @@ void register_session(const std::filesystem::path& db_file, uint64_t pidns,
                       const std::string& session, const std::string& command, pid_t pid) {
   Db db(db_file, Db::Mode::ReadWrite);
   db.exec(k_schema);
-  Stmt st(db, "INSERT OR REPLACE INTO sessions(pidns, session, command, pid, started_ns)"
+  Stmt st(db, "INSERT OR REPLACE INTO session_spans(pidns, session, command, pid, started_ns)"
               " VALUES(?1,?2,?3,?4,?5)");
   st.bind(1, static_cast<int64_t>(pidns)).bind_text(2, session).bind_text(3, command);
   st.bind(4, static_cast<int64_t>(pid)).bind(5, now_ns());
+  st.run();
+}
+
+void end_session(const std::filesystem::path& db_file, const std::string& session) {
+  Db db(db_file, Db::Mode::ReadWrite);
+  db.exec(k_schema);
+  Stmt st(db, "UPDATE session_spans SET ended_ns = ?1 WHERE session = ?2");
+  st.bind(1, now_ns()).bind_text(2, session);
   st.run();
 }
 

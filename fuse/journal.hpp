@@ -33,10 +33,14 @@ struct JournalEntry {
   std::string session; ///< read back: the `ws run` session of `pidns` (empty outside one)
 };
 
-/// Records that `ws run` session `session` runs in pid namespace `pidns` (its processes'
-/// journal entries name it from then on, also those written before this call).
+/// Records that `ws run` session `session` runs in pid namespace `pidns` from now on (before
+/// its agent starts): its processes' journal entries name it until end_session.
 void register_session(const std::filesystem::path& db_file, uint64_t pidns,
                       const std::string& session, const std::string& command, pid_t pid);
+
+/// Records that session `session` ended: its pid namespace's id may be reused from now on,
+/// and writes after this moment are never its.
+void end_session(const std::filesystem::path& db_file, const std::string& session);
 
 /// Coalesces written byte ranges of one open file: [start, end) intervals, merged when
 /// they touch or overlap.

@@ -1,6 +1,7 @@
 #include "gitbridge/repository.hpp"
 #include "src/cli/cli.hpp"
 #include "src/cli/error.hpp"
+#include "src/run/sandbox_init.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -11,18 +12,9 @@
 #include <string_view>
 
 int main(int argc, char** argv) {
-  // `ws __exec -- CMD...`: the first process of a `ws run` sandbox. bwrap runs with SIGINT
-  // and SIGQUIT ignored (so a Ctrl-C meant for the agent does not kill the sandbox around
-  // it); here they get their default back, so the agent decides what Ctrl-C means.
-  if (argc >= 3 && std::string_view(argv[1]) == "__exec" && std::string_view(argv[2]) == "--") {
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGQUIT, SIG_DFL);
-    if (argc == 3) {
-      return 127;
-    }
-    ::execvp(argv[3], argv + 3);
-    std::fprintf(stderr, "ws: cannot run %s: %s\n", argv[3], std::strerror(errno));
-    return errno == ENOENT ? 127 : 126;
+  // `ws __exec ... -- CMD...`: pid 1 of a `ws run` sandbox (src/run/sandbox_init.hpp).
+  if (argc >= 2 && std::string_view(argv[1]) == "__exec") {
+    return ws::run_sandbox_init(argc, argv);
   }
   ws::gitbridge::LibGit2 libgit2;
   try {

@@ -135,17 +135,34 @@ int run_cli(int argc, char** argv) {
   auto* c_shell =
       app.add_subcommand("shell", "An interactive shell in the same confinement as 'ws run'");
   for (auto* c : {c_run, c_shell}) {
-    c->add_option("--writable", run.writable, "Keep PATH writable inside (repeatable)")
+    c->add_option("--writable", run.writable,
+                  "Keep PATH writable inside (repeatable; never the project, its .git, the state, "
+                  "or a directory above them)")
         ->type_name("PATH");
-    c->add_option("--network", run.network, "on, or off: only a private loopback")
+    c->add_option("--read", run.read, "Also show PATH inside, read-only (repeatable)")
+        ->type_name("PATH");
+    c->add_option("--env", run.env,
+                  "Pass the variable NAME (or set NAME=VALUE) inside (repeatable; the "
+                  "environment is otherwise an allowlist)")
+        ->type_name("NAME[=VALUE]");
+    c->add_option("--network", run.network,
+                  "on (default: a private network namespace with an outside route, no host "
+                  "loopback or socket), or off (only a private loopback)")
         ->check(CLI::IsMember({"on", "off"}));
+    c->add_option("--max-disk", run.max_disk,
+                  "Cap what the workspace's writes may take on disk (e.g. 10G; then ENOSPC)")
+        ->type_name("SIZE");
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
+    // -w, -C and -v work in any position before the agent's command (they fall through
+    // to the top-level options).
+    c->fallthrough();
   }
   // Everything from the agent's name on is the agent's, options included.
   c_run->prefix_command();
   c_run->allow_extras();
-  c_run->fallthrough(false);
+  c_run->footer("COMMAND [ARGS...]  the agent and its arguments; put '--' before it when its "
+                "options could be taken for ws's: ws run [OPTIONS] -- COMMAND [ARGS...]");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'

@@ -76,9 +76,12 @@ int cmd_restore(const Context& ctx, unsigned id);
 
 /// ws run / ws shell (src/cmd_run.cpp): the agent, confined to the workspace's view.
 struct RunOptions {
-  std::vector<std::string> command;  ///< empty: the person's $SHELL (ws shell)
-  std::vector<std::string> writable; ///< --writable PATH
-  std::string network = "on";        ///< --network=on|off
+  std::vector<std::string> command;    ///< empty: the person's $SHELL (ws shell)
+  std::vector<std::string> writable;   ///< --writable PATH
+  std::vector<std::string> read;       ///< --read PATH: one more path visible, read-only
+  std::vector<std::string> env;        ///< --env NAME or NAME=VALUE
+  std::string network = "on";          ///< --network=on|off
+  std::optional<std::string> max_disk; ///< --max-disk SIZE (the workspace's upper layer)
   bool no_confine = false;
 };
 int cmd_run(const Context& ctx, const RunOptions& options);

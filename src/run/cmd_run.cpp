@@ -6,14 +6,22 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/run/agent_config_guard.hpp"
+#include "src/run/host_exposure.hpp"
+#include "src/run/path_guard.hpp"
 #include "src/run/sandbox.hpp"
+#include "src/run/sandbox_env.hpp"
+#include "src/run/trusted_program.hpp"
+#include "src/run/user_network.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -24,48 +32,54 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path expand_home(const std::string& p) {
-  if (p == "~" || p.starts_with("~/")) {
-    const char* home = std::getenv("HOME");
-    if (!home || !*home) {
-      throw Error("cannot expand '" + p + "': HOME is not set");
-    }
-    return fs::path(home) / p.substr(p.size() > 1 ? 2 : 1);
+/// `ws.KEY` (multi-valued) from the real repository's config and ~/.config/ws/config.
+std::vector<std::string> config_list(const Workspace& w, const char* key) {
+  return gitbridge::load_config_list(gitbridge::RealRepo(w.repo).git_dir(),
+                                     gitbridge::default_user_config_file(), key);
+}
+
+/// What the agent must never be able to change, nor any directory above it.
+std::vector<ProtectedPath> protected_paths(const Workspace& w, const std::string& bwrap,
+                                           const std::string& slirp) {
+  std::vector<ProtectedPath> p{
+      {w.repo, "the project", true},
+      {gitbridge::RealRepo(w.repo).git_dir(), "the project's .git", true},
+      {data_root(), "the workspace state", true},
+      {runtime_root(), "the workspaces' views", true},
+  };
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    p.push_back({self, "the ws binary", false});
+  }
+  if (!bwrap.empty()) {
+    p.push_back({bwrap, "bubblewrap (run before the sandbox exists)", false});
+  }
+  if (!slirp.empty()) {
+    p.push_back({slirp, "slirp4netns (run outside the sandbox)", false});
   }
   return p;
 }
 
-/// --writable paths and `[ws] writable` from config: existing, absolute, canonical, and not
-/// inside the project (the project is written through the view, nowhere else).
-std::vector<fs::path> writable_paths(const Workspace& w, const std::vector<std::string>& flags) {
-  std::vector<std::string> all = gitbridge::load_config_list(
-      gitbridge::RealRepo(w.repo).git_dir(), gitbridge::default_user_config_file(), "ws.writable");
-  all.insert(all.end(), flags.begin(), flags.end());
-  std::vector<fs::path> out;
-  for (const auto& raw : all) {
-    fs::path p = expand_home(raw);
-    std::error_code ec;
-    fs::path c = fs::canonical(p, ec);
-    if (ec) {
-      throw Error("--writable " + raw + ": " + ec.message(), "name an existing directory or file");
-    }
-    auto rel = c.lexically_relative(w.repo);
-    if (!rel.empty() && *rel.begin() != "..") {
-      throw Error("--writable " + raw + " lies inside the project",
-                  "the agent writes the project through its view; name paths outside it");
-    }
-    out.push_back(c);
-  }
-  return out;
-}
+/// The process limit of a session (process_limit.hpp): far above what builds and agents use,
+/// far below what takes a machine down.
+constexpr long k_max_procs = 4096;
 
+/// `<workspace>-<date>-<time>-<pid>-<random>`: never the same twice, whatever the kernel
+/// reuses (pids, pid-namespace ids).
 std::string session_id(const Workspace& w) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   ::localtime_r(&t, &tm);
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return w.name + "-" + buf + "-" + std::to_string(::getpid());
+  unsigned random = 0;
+  if (::getrandom(&random, sizeof random, 0) != sizeof random) {
+    random = static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }
+  char tail[16];
+  std::snprintf(tail, sizeof tail, "%04x", random & 0xffff);
+  return w.name + "-" + buf + "-" + std::to_string(::getpid()) + "-" + tail;
 }
 
 std::string join_command(const std::vector<std::string>& cmd) {
@@ -121,13 +135,40 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                 "leave it first; sessions do not nest");
   }
   Workspace w = ctx.ws();
+  SandboxSpec spec;
+  spec.network = o.network != "off";
+  spec.command = o.command;
+  if (spec.command.empty()) {
+    const char* shell = std::getenv("SHELL");
+    spec.command = {shell && *shell ? shell : "/bin/sh"};
+  }
+  std::string bwrap, slirp;
+  if (!o.no_confine) {
+    // Found (and trusted) before anything else: a missing sandbox fails before any change.
+    bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
+    slirp = spec.network ? UserNetwork::program() : std::string();
+  }
+  // Every path the person names is checked before the workspace is touched.
+  std::vector<ProtectedPath> protect = protected_paths(w, bwrap, slirp);
+  std::vector<std::string> writable = config_list(w, "ws.writable");
+  writable.insert(writable.end(), o.writable.begin(), o.writable.end());
+  for (const auto& raw : writable) {
+    spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
+  }
+  std::vector<std::string> readable = config_list(w, "ws.read");
+  readable.insert(readable.end(), o.read.begin(), o.read.end());
+  for (const auto& raw : readable) {
+    spec.readable.push_back(checked_sandbox_path("--read", raw, protect));
+  }
+  std::vector<std::string> passed = config_list(w, "ws.env");
+  passed.insert(passed.end(), o.env.begin(), o.env.end());
+
   if (!w.exists()) {
     w.create();
     std::fprintf(stderr, "ws: created workspace '%s' for %s\n", w.name.c_str(), w.repo.c_str());
   }
   fs::path view = ensure_mounted(w, false);
 
-  SandboxSpec spec;
   spec.project = w.repo;
   spec.view = view;
   // The same path inside as outside; started from the view, from the real tree it stands for.
@@ -141,15 +182,13 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     spec.cwd = w.repo;
   }
   spec.hidden = {data_root(), runtime_root()};
-  spec.writable = writable_paths(w, o.writable);
-  spec.network = o.network != "off";
   std::string session = session_id(w);
-  spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
-  spec.command = o.command;
-  if (spec.command.empty()) {
-    const char* shell = std::getenv("SHELL");
-    spec.command = {shell && *shell ? shell : "/bin/sh"};
-  }
+  spec.env = sandbox_environment(passed, {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}});
+  spec.host = plan_host_exposure(spec.command);
+  spec.guarded = guarded_paths(spec.writable);
+  spec.max_procs = k_max_procs;
+  std::error_code ec;
+  spec.init = fs::canonical("/proc/self/exe", ec);
   std::string command = join_command(spec.command);
 
   int status = 0;
@@ -159,6 +198,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                  "but can write anywhere you can, your real project included.\n");
     fs::path in_view = view / spec.cwd.lexically_relative(w.repo);
     spec.cwd = in_view.lexically_normal();
+    spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
     status = run_unconfined(spec);
   } else {
     status = run_confined(spec, [&](pid_t pid) {
@@ -173,8 +213,16 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
         }
       }
     });
+    try {
+      fuse::end_session(w.layout.journal_db(), session);
+    } catch (const std::exception&) {
+      // the session's writes are still attributed while no later session reuses its ids
+    }
   }
+  std::vector<fs::path> planted = quarantine_planted(spec.guarded, session);
 
+  // The view must still be served: if the daemon died, the agent's last writes failed.
+  bool daemon_died = probe_view(w).state != ViewState::Mounted;
   std::optional<Checkpoint> cp;
   try {
     cp = create_checkpoint(w, "end of ws run: " + command);
@@ -182,6 +230,23 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
   print_summary(w, session, status, cp ? &*cp : nullptr);
+  for (const auto& p : planted) {
+    std::fprintf(stderr,
+                 "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
+                 "time you start it); moved aside to %s.ws-quarantine-%s\n",
+                 p.c_str(), p.c_str(), session.c_str());
+  }
+  if (daemon_died) {
+    std::fprintf(stderr,
+                 "ws: ERROR: the workspace's daemon died during the session: writes after that "
+                 "failed. Its log: %s\nhint: 'ws status' remounts the view; what was written "
+                 "before is kept\n",
+                 w.layout.log_file().c_str());
+    return status == 0 ? 1 : status;
+  }
+  if (!planted.empty() && status == 0) {
+    return 1;
+  }
   return status;
 }
 

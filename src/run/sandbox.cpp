@@ -1,149 +1,171 @@
-// ws run's confinement, by bubblewrap: a private mount namespace where the project's own path
-// is the view, everything else read-only, state and views hidden, /tmp private. Why bwrap
-// rather than our own namespace calls: docs/run.md.
+// ws run's confinement: bubblewrap builds the namespaces and mounts (sandbox.hpp, docs/run.md);
+// ws run supervises: the agent's pty, signals, the network stack, the end of the session.
+// Why bwrap rather than our own namespace calls: docs/run.md.
 #include "src/run/sandbox.hpp"
 
 #include "src/cli/error.hpp"
+#include "src/run/process_limit.hpp"
 #include "src/run/seccomp_filter.hpp"
+#include "src/run/terminal_relay.hpp"
+#include "src/run/trusted_program.hpp"
+#include "src/run/user_network.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace ws {
 
 namespace fs = std::filesystem;
 
-std::string find_bwrap() {
-  if (const char* env = std::getenv("WS_BWRAP"); env && *env) {
-    return env; // tests point this at a missing program to check that ws fails closed
-  }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    std::string dir = dirs.substr(start, end == std::string::npos ? end : end - start);
-    fs::path candidate = fs::path(dir.empty() ? "." : dir) / "bwrap";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      return candidate.string();
-    }
-    if (end == std::string::npos) {
-      break;
-    }
-    start = end + 1;
-  }
-  throw Error("cannot confine the agent: bubblewrap (bwrap) is not installed",
-              "install it (Debian: apt-get install bubblewrap), or run unconfined on purpose "
-              "with 'ws run --no-confine'");
+namespace {
+
+bool is_under_or_same(const fs::path& p, const fs::path& dir) {
+  auto rel = p.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
 }
 
+bool under_any(const fs::path& p, const std::vector<fs::path>& dirs) {
+  for (const auto& d : dirs) {
+    if (is_under_or_same(p, d)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Where pid 1's binary is mounted inside (a read-only bind of the ws binary: the agent
+/// cannot change it, and no fd to the host's copy is ever inherited).
+fs::path init_mount(const SandboxSpec& spec) {
+  return under_any("/run", spec.host.private_dirs) ? "/run/ws/init" : "/tmp/.ws-init";
+}
+
+/// Where the sandbox's resolv.conf goes: the real file behind /etc/resolv.conf (often a
+/// link into /run, which is private inside).
+fs::path resolv_conf_target() {
+  std::error_code ec;
+  fs::path real = fs::canonical("/etc/resolv.conf", ec);
+  return ec ? fs::path("/etc/resolv.conf") : real;
+}
+
+} // namespace
+
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
-                                       int seccomp_fd, int info_fd) {
+                                       int seccomp_fd, int info_fd, int block_fd, int resolv_fd,
+                                       bool probe) {
   std::vector<std::string> a{bwrap};
   auto add = [&](std::initializer_list<std::string> args) { a.insert(a.end(), args); };
-  if (::geteuid() == 0) {
-    // Root keeps no capability inside: it could otherwise remount / writable or unmount
-    // the view to reach the real tree.
-    add({"--cap-drop", "ALL"});
-  } else {
-    // A user namespace to mount in; no nested ones (they are how confinement escapes start).
-    add({"--unshare-user", "--disable-userns"});
-  }
-  add({"--unshare-pid", "--unshare-ipc", "--die-with-parent"});
-  if (!spec.network) {
-    add({"--unshare-net"}); // a new network namespace holds only its own loopback
+  // Always a user namespace, for root too: no capability of the host's, and the mounts
+  // below are locked (an agent cannot remount them writable). Always a private network:
+  // no host loopback service, no abstract unix socket of the host.
+  add({"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc",
+       "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+       "--new-session"});
+  if (!probe) {
+    add({"--as-pid-1"}); // our own init (sandbox_init.hpp), not bwrap's
   }
   add({"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
-  add({"--tmpfs", "/tmp", "--tmpfs", "/var/tmp"});
-  // Writable paths first: the hidden directories and the view are mounted over them, so a
-  // writable parent of the project (say, $HOME) can never expose the real tree or the state.
+  // bwrap leaves /proc/sys writable where it cannot tell it should not: as root that is
+  // core_pattern, every sysctl. Read-only, and locked by the user namespace.
+  add({"--ro-bind", "/proc/sys", "/proc/sys"});
+  for (const auto& d : spec.host.private_dirs) {
+    add({"--tmpfs", d.string()});
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    add({"--perms", "0700", "--dir", home});
+  }
+  for (const auto& r : spec.host.read_only) {
+    add({"--ro-bind", r.string(), r.string()});
+  }
+  for (const auto& r : spec.readable) {
+    add({"--ro-bind", r.string(), r.string()});
+  }
   for (const auto& w : spec.writable) {
     add({"--bind", w.string(), w.string()});
   }
+  for (const auto& g : spec.guarded.existing) {
+    add({"--ro-bind", g.string(), g.string()});
+  }
+  // State and views: an empty tmpfs over them, after the writable paths, so a writable
+  // parent can never expose them.
   for (const auto& h : spec.hidden) {
     add({"--tmpfs", h.string()});
   }
-  // Last: a project under /tmp or a hidden directory still shows (bwrap creates the
-  // mountpoint inside the tmpfs).
+  // Host secrets and sockets that would show: /dev/null in their place.
+  std::vector<fs::path> covered = spec.host.private_dirs;
+  covered.insert(covered.end(), spec.hidden.begin(), spec.hidden.end());
+  covered.push_back(spec.project);
+  for (const auto& m : spec.host.masked) {
+    bool shown = !under_any(m, covered) || under_any(m, spec.host.read_only) ||
+                 under_any(m, spec.readable) || under_any(m, spec.writable);
+    if (shown && !under_any(m, {spec.project})) {
+      add({"--ro-bind", "/dev/null", m.string()});
+    }
+  }
+  if (const char* rt = std::getenv("XDG_RUNTIME_DIR"); rt && *rt && rt[0] == '/') {
+    add({"--perms", "0700", "--dir", rt});
+  }
+  if (resolv_fd >= 0) {
+    add({"--ro-bind-data", std::to_string(resolv_fd), resolv_conf_target().string()});
+  }
+  // Last: a project under /tmp, the home or a hidden directory still shows.
   add({"--bind", spec.view.string(), spec.project.string()});
+  if (!probe) {
+    add({"--ro-bind", spec.init.string(), init_mount(spec).string()});
+  }
+  add({"--clearenv"});
   for (const auto& [k, v] : spec.env) {
     add({"--setenv", k, v});
   }
   if (info_fd >= 0) {
     add({"--info-fd", std::to_string(info_fd)});
   }
+  if (block_fd >= 0) {
+    add({"--block-fd", std::to_string(block_fd)});
+  }
   add({"--chdir", spec.cwd.string(), "--seccomp", std::to_string(seccomp_fd), "--"});
+  if (probe) {
+    a.emplace_back("/bin/true");
+    return a;
+  }
+  add({init_mount(spec).string(), "__exec"});
+  if (spec.max_procs > 0) {
+    add({"--max-procs", std::to_string(spec.max_procs)});
+  }
+  a.emplace_back("--");
   a.insert(a.end(), spec.command.begin(), spec.command.end());
   return a;
 }
 
 namespace {
 
-/// Runs argv in a child and waits. The terminal's SIGINT/SIGQUIT go to the whole foreground
-/// process group, the agent included: ws itself ignores them while waiting, so the agent
-/// decides what Ctrl-C means and ws still prints its summary.
-/// `keep_ignored`: the child keeps SIGINT/SIGQUIT ignored too (bwrap: see run_confined).
-int spawn_and_wait(const std::vector<std::string>& argv, std::vector<int> keep_fds, int report_fd,
-                   const std::function<void(pid_t)>& after_fork = {}, bool keep_ignored = false) {
+std::vector<char*> c_args(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& s : argv) {
     args.push_back(const_cast<char*>(s.c_str()));
   }
   args.push_back(nullptr);
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGQUIT, &old_quit, nullptr);
-    throw Error(std::string("cannot start the agent: fork: ") + std::strerror(e));
-  }
-  if (pid == 0) {
-    if (!keep_ignored) {
-      ::sigaction(SIGINT, &old_int, nullptr);
-      ::sigaction(SIGQUIT, &old_quit, nullptr);
-    }
-    for (int fd : keep_fds) {
-      ::fcntl(fd, F_SETFD, 0);
-    }
-    if (report_fd >= 0) {
-      ::dup2(report_fd, STDERR_FILENO); // only for the probe
-    }
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "ws: cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
-  }
-  if (after_fork) {
-    after_fork(pid);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
-  if (WIFSIGNALED(status)) {
-    return 128 + WTERMSIG(status);
-  }
-  return WEXITSTATUS(status);
+  return args;
 }
 
-/// bwrap's --info-fd output: {"child-pid": N, ...}. Waits up to 5 s for it.
+/// bwrap's --info-fd output: {"child-pid": N, ...}. Waits up to 10 s for it; 0 if bwrap
+/// failed before making the sandbox.
 pid_t read_child_pid(int fd) {
   std::string text;
   pollfd p{fd, POLLIN, 0};
   char buf[512];
-  while (::poll(&p, 1, 5000) > 0) {
+  while (::poll(&p, 1, 10000) > 0) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n <= 0) {
       break;
@@ -161,18 +183,36 @@ pid_t read_child_pid(int fd) {
   return at == std::string::npos ? 0 : static_cast<pid_t>(std::atoi(text.c_str() + at + 1));
 }
 
+int status_code(int status) {
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
 /// Checks, before the agent starts, that this machine lets bwrap build the sandbox; throws
 /// Error with bwrap's own complaint and what to do.
 void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd) {
-  SandboxSpec p = spec;
-  p.command = {"/bin/true"};
   char name[] = "/tmp/ws-probe-XXXXXX";
   int fd = ::mkstemp(name);
   if (fd < 0) {
     return; // cannot capture bwrap's words; the real run will still fail closed
   }
   ::unlink(name);
-  int rc = spawn_and_wait(bwrap_command(bwrap, p, seccomp_fd), {seccomp_fd}, fd);
+  std::vector<std::string> argv = bwrap_command(bwrap, spec, seccomp_fd, -1, -1, -1, true);
+  std::vector<char*> args = c_args(argv);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::fcntl(seccomp_fd, F_SETFD, 0);
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(fd, 2);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   ::lseek(seccomp_fd, 0, SEEK_SET);
   std::string why(4096, '\0');
   ssize_t n = ::pread(fd, why.data(), why.size(), 0);
@@ -181,51 +221,222 @@ void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd) {
   while (!why.empty() && why.back() == '\n') {
     why.pop_back();
   }
-  if (rc == 0) {
+  if (pid > 0 && status_code(status) == 0) {
     return;
   }
-  std::string hint = "check that unprivileged user namespaces are enabled "
-                     "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; "
-                     "AppArmor: kernel.apparmor_restrict_unprivileged_userns=0), or run "
-                     "unconfined on purpose with 'ws run --no-confine'";
   throw Error("cannot confine the agent: bubblewrap could not build the sandbox" +
                   (why.empty() ? std::string() : " (" + why + ")"),
-              hint);
+              "check that unprivileged user namespaces are enabled "
+              "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; "
+              "AppArmor: kernel.apparmor_restrict_unprivileged_userns=0), or run "
+              "unconfined on purpose with 'ws run --no-confine'");
+}
+
+/// Signals ws run handles itself while the sandbox runs (blocked, read from a signalfd).
+sigset_t supervised_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  for (int sig : {SIGCHLD, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGWINCH}) {
+    sigaddset(&s, sig);
+  }
+  return s;
+}
+
+fuse::UniqueFd data_fd(const std::string& name, const std::string& content) {
+  fuse::UniqueFd fd(::memfd_create(name.c_str(), MFD_CLOEXEC));
+  if (!fd ||
+      ::write(fd.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
+    throw Error(std::string("cannot build the sandbox: memfd: ") + std::strerror(errno));
+  }
+  ::lseek(fd.get(), 0, SEEK_SET);
+  return fd;
 }
 
 } // namespace
 
 int run_confined(const SandboxSpec& spec, const OnStarted& started) {
-  std::string bwrap = find_bwrap();
+  std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
+  std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
   probe(bwrap, spec, filter.get());
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+
+  std::optional<TerminalRelay> relay = TerminalRelay::open_if_terminal();
+  int info[2], block[2];
+  if (::pipe2(info, O_CLOEXEC) != 0 || ::pipe2(block, O_CLOEXEC) != 0) {
     throw Error(std::string("cannot start the agent: pipe: ") + std::strerror(errno));
   }
-  fuse::UniqueFd info_read(pipe_fds[0]), info_write(pipe_fds[1]);
-  // bwrap and the sandbox's first process keep SIGINT/SIGQUIT ignored: a Ctrl-C must reach
-  // the agent, not kill the sandbox around it. The agent is started through `ws __exec`
-  // (this very binary, by fd: it may live where the sandbox hides), which restores them.
-  fuse::UniqueFd self(::open("/proc/self/exe", O_PATH));
-  if (!self) {
-    throw Error(std::string("cannot start the agent: open /proc/self/exe: ") +
-                std::strerror(errno));
+  fuse::UniqueFd info_read(info[0]), info_write(info[1]);
+  fuse::UniqueFd block_read(block[0]), block_write(block[1]);
+  fuse::UniqueFd resolv;
+  if (spec.network) {
+    resolv = data_fd("ws-resolv", UserNetwork::k_resolv_conf);
   }
-  SandboxSpec inner = spec;
-  inner.command = {"/proc/self/fd/" + std::to_string(self.get()), "__exec", "--"};
-  inner.command.insert(inner.command.end(), spec.command.begin(), spec.command.end());
-  return spawn_and_wait(
-      bwrap_command(bwrap, inner, filter.get(), info_write.get()),
-      {filter.get(), info_write.get(), self.get()}, -1,
-      [&](pid_t) {
-        info_write.reset(); // ours; bwrap holds its own copy
-        pid_t child = read_child_pid(info_read.get());
-        if (child > 0 && started) {
-          started(child);
+  ProcessLimit limit(spec.max_procs);
+  std::vector<std::string> argv = bwrap_command(bwrap, spec, filter.get(), info_write.get(),
+                                                block_read.get(), resolv ? resolv.get() : -1);
+  std::vector<char*> args = c_args(argv);
+
+  sigset_t handled = supervised_signals(), original;
+  ::sigprocmask(SIG_BLOCK, &handled, &original);
+  struct RestoreMask {
+    sigset_t mask;
+    ~RestoreMask() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
+  } restore_mask{original};
+  fuse::UniqueFd signals(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+
+  pid_t bwrap_pid = ::fork();
+  if (bwrap_pid < 0) {
+    throw Error(std::string("cannot start the agent: fork: ") + std::strerror(errno));
+  }
+  if (bwrap_pid == 0) {
+    // Its own process group: the terminal's signals are ws run's to forward, and bwrap
+    // must not die of a Ctrl-C meant for the agent.
+    ::setpgid(0, 0);
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGQUIT, SIG_IGN);
+    ::sigprocmask(SIG_SETMASK, &original, nullptr);
+    limit.join_self();
+    if (relay) {
+      for (int fd = 0; fd < 3; ++fd) {
+        if (relay->agent_fd(fd) != fd) {
+          ::dup2(relay->agent_fd(fd), fd);
         }
-      },
-      true);
+      }
+    }
+    for (int fd : {filter.get(), info_write.get(), block_read.get(), resolv ? resolv.get() : -1}) {
+      if (fd >= 0) {
+        ::fcntl(fd, F_SETFD, 0);
+      }
+    }
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "ws: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  info_write.reset();
+  block_read.reset();
+  if (relay) {
+    relay->close_slave();
+  }
+  // Never lets the agent start: pid 1 first (the whole pid namespace dies with it), then
+  // bwrap, and only then may the block pipe close.
+  pid_t child = 0;
+  auto kill_sandbox = [&] {
+    if (child > 0) {
+      ::kill(child, SIGKILL);
+    }
+    ::kill(bwrap_pid, SIGKILL);
+    ::waitpid(bwrap_pid, nullptr, 0);
+  };
+  child = read_child_pid(info_read.get());
+  if (child <= 0) {
+    int status = 0;
+    ::waitpid(bwrap_pid, &status, 0);
+    throw Error("cannot confine the agent: bubblewrap could not build the sandbox (exit " +
+                    std::to_string(status_code(status)) + ")",
+                "run unconfined on purpose with 'ws run --no-confine'");
+  }
+  std::optional<UserNetwork> net;
+  try {
+    if (spec.network) {
+      net.emplace(slirp, child);
+    }
+    if (started) {
+      started(child);
+    }
+  } catch (...) {
+    kill_sandbox();
+    throw;
+  }
+  if (::write(block_write.get(), "1", 1) != 1) {
+    kill_sandbox();
+    throw Error(std::string("cannot start the agent: ") + std::strerror(errno));
+  }
+  block_write.reset();
+  if (relay) {
+    relay->enter_raw();
+  }
+
+  // Supervise until bwrap (and with it the sandbox's pid 1) exits.
+  using Clock = std::chrono::steady_clock;
+  bool kill_armed = false;
+  Clock::time_point kill_at{};
+  int stop_signal = 0;
+  int status = -1;
+  bool output_open = relay.has_value();
+  while (status < 0) {
+    pollfd fds[3];
+    nfds_t n = 0;
+    fds[n++] = {signals.get(), POLLIN, 0};
+    if (relay && relay->input() >= 0) {
+      fds[n++] = {relay->input(), POLLIN, 0};
+    }
+    if (output_open) {
+      short ev = POLLIN;
+      if (relay->input_pending()) {
+        ev = static_cast<short>(ev | POLLOUT);
+      }
+      fds[n++] = {relay->master(), ev, 0};
+    }
+    int timeout = -1;
+    if (kill_armed) {
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
+      timeout = left > 0 ? static_cast<int>(left) : 0;
+    }
+    int ready = ::poll(fds, n, timeout);
+    if (kill_armed && Clock::now() >= kill_at) {
+      ::kill(child, SIGKILL); // pid 1: the whole pid namespace goes with it
+      kill_armed = false;
+    }
+    if (ready <= 0) {
+      continue;
+    }
+    for (nfds_t i = 1; i < n; ++i) {
+      if (!fds[i].revents) {
+        continue;
+      }
+      if (relay && fds[i].fd == relay->input()) {
+        relay->pump_input();
+      } else if (relay && fds[i].fd == relay->master()) {
+        if (fds[i].revents & POLLOUT) {
+          relay->flush_input();
+        }
+        if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && !relay->pump_output()) {
+          output_open = false;
+        }
+      }
+    }
+    signalfd_siginfo si{};
+    while (::read(signals.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      int sig = static_cast<int>(si.ssi_signo);
+      if (sig == SIGWINCH) {
+        if (relay) {
+          relay->forward_size();
+        }
+      } else if (sig == SIGCHLD) {
+        int st = 0;
+        if (::waitpid(bwrap_pid, &st, WNOHANG) == bwrap_pid) {
+          status = status_code(st);
+        }
+      } else {
+        ::kill(child, sig); // pid 1 forwards it to the agent's process group
+        if (sig == SIGTERM || sig == SIGHUP) {
+          stop_signal = sig;
+          if (!kill_armed) {
+            kill_armed = true;
+            kill_at = Clock::now() + std::chrono::seconds(5);
+          }
+        }
+      }
+    }
+  }
+  if (relay && output_open) {
+    relay->pump_output(); // what the agent wrote last
+  }
+  if (stop_signal && status == 0) {
+    status = 128 + stop_signal;
+  }
+  return status;
 }
 
 int run_unconfined(const SandboxSpec& spec) {
@@ -234,7 +445,25 @@ int run_unconfined(const SandboxSpec& spec) {
     argv.push_back(k + "=" + v);
   }
   argv.insert(argv.end(), spec.command.begin(), spec.command.end());
-  return spawn_and_wait(argv, {}, -1);
+  std::vector<char*> args = c_args(argv);
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  return status_code(status);
 }
 
 } // namespace ws

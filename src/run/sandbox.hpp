@@ -1,42 +1,51 @@
 #pragma once
 
+#include "src/run/agent_config_guard.hpp"
+#include "src/run/host_exposure.hpp"
+#include "src/run/sandbox_env.hpp"
+
 #include <sys/types.h>
 
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ws {
 
-/// Where and how a confined agent runs (see docs/run.md).
+/// Where and how a confined agent runs (docs/run.md has the threat model).
 struct SandboxSpec {
   std::filesystem::path project; ///< the real tree's path: inside, the view is mounted here
   std::filesystem::path view;    ///< the workspace's view (its mountpoint)
   std::filesystem::path cwd;     ///< working directory inside (same path as outside)
-  std::vector<std::filesystem::path> hidden;   ///< replaced by empty tmpfs: state, views
-  std::vector<std::filesystem::path> writable; ///< stay writable (--writable, [ws] writable)
-  bool network = true;                         ///< false: only a private loopback
-  std::vector<std::pair<std::string, std::string>> env; ///< set inside
+  std::vector<std::filesystem::path> hidden;   ///< empty tmpfs inside: state, views
+  std::vector<std::filesystem::path> writable; ///< checked --writable paths
+  std::vector<std::filesystem::path> readable; ///< checked --read paths
+  HostExposure host;                           ///< private home and dirs, masked paths
+  GuardedPaths guarded; ///< code-running files in writable dirs: read-only inside
+  bool network = true;  ///< slirp4netns outside route; false: only a private loopback
+  EnvList env;          ///< the agent's whole environment
   std::vector<std::string> command;
+  std::filesystem::path init; ///< the ws binary (runs as the sandbox's pid 1)
+  long max_procs = 0;         ///< process limit of the session; 0: none
 };
 
-/// Called once the sandbox is up, with the pid (in ws's pid namespace) of its first process:
+/// Called once the sandbox exists, before the agent starts, with the host pid of its pid 1:
 /// every process of the session lives in that process's pid namespace.
 using OnStarted = std::function<void(pid_t)>;
 
-/// bubblewrap's path; throws Error (fail closed, with what to install) if there is none.
-std::string find_bwrap();
-
-/// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program that refuses
-/// terminal input injection (TIOCSTI, TIOCLINUX).
+/// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program (seccomp_filter.hpp);
+/// `info_fd`, `block_fd` and `resolv_fd` are bwrap's --info-fd, --block-fd and the data of
+/// the sandbox's resolv.conf (-1: none). `probe`: /bin/true instead of the agent, no pid 1.
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
-                                       int seccomp_fd, int info_fd = -1);
+                                       int seccomp_fd, int info_fd, int block_fd, int resolv_fd,
+                                       bool probe = false);
 
 /// Runs `spec` confined and returns its exit status (128+N when killed by signal N). Fails
 /// closed: throws Error saying why and what to do if the confinement cannot be set up (no
-/// user namespaces, no bubblewrap); never runs the command unconfined.
+/// user namespaces, no trusted bubblewrap, no network stack); never runs the command
+/// unconfined. SIGINT/SIGQUIT/SIGTERM/SIGHUP to ws run go to the agent; after SIGTERM or
+/// SIGHUP the agent has 5 s, then the sandbox is killed; either way this returns.
 int run_confined(const SandboxSpec& spec, const OnStarted& started);
 
 /// Runs the command unconfined, in the view (`ws run --no-confine`).

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+namespace ws {
+
+/// What Landlock could do on this kernel, for `ws run`'s report (docs/run.md).
+struct LandlockResult {
+  int abi = 0;         ///< the kernel's Landlock ABI version; 0: none
+  bool scoped = false; ///< abstract unix sockets and signals are scoped to the sandbox
+  std::string why_not; ///< when !scoped: the reason
+};
+
+/// Restricts the calling process and every process it starts afterwards (Landlock scopes,
+/// ABI 6+): no connection to an abstract unix socket created outside the sandbox, no signal
+/// to a process outside it. A second wall behind the private network and pid namespaces.
+/// Never throws: an older kernel just gets no scope (the namespaces still hold).
+LandlockResult restrict_to_sandbox_scope();
+
+} // namespace ws

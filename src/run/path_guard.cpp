@@ -1,0 +1,148 @@
+// --writable and --read validation (path_guard.hpp). The escape this closes: with a writable
+// ancestor of the project, an agent renamed the project's parent and planted a repository
+// at the old path, whose hooks ran when the person typed `git status` there.
+#include "src/run/path_guard.hpp"
+
+#include "src/cli/error.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using FileId = std::pair<dev_t, ino_t>;
+
+bool file_id(const fs::path& p, FileId& id) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) {
+    return false;
+  }
+  id = {st.st_dev, st.st_ino};
+  return true;
+}
+
+bool is_under(const fs::path& p, const fs::path& dir) {
+  auto rel = p.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != ".." && rel.is_relative();
+}
+
+/// /proc/self/mountinfo's mount points (field 5), octal escapes decoded.
+std::vector<fs::path> mount_points() {
+  std::vector<fs::path> out;
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string skip, point;
+    fields >> skip >> skip >> skip >> skip >> point;
+    std::string decoded;
+    for (size_t i = 0; i < point.size(); ++i) {
+      if (point[i] == '\\' && i + 3 < point.size()) {
+        decoded += static_cast<char>(std::strtol(point.substr(i + 1, 3).c_str(), nullptr, 8));
+        i += 3;
+      } else {
+        decoded += point[i];
+      }
+    }
+    out.emplace_back(decoded);
+  }
+  return out;
+}
+
+} // namespace
+
+fs::path expand_home(const std::string& p) {
+  if (p == "~" || p.starts_with("~/")) {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      throw Error("cannot expand '" + p + "': HOME is not set");
+    }
+    return fs::path(home) / p.substr(p.size() > 1 ? 2 : 1);
+  }
+  return p;
+}
+
+fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
+                              const std::vector<ProtectedPath>& protect) {
+  std::error_code ec;
+  fs::path path = fs::canonical(expand_home(raw), ec);
+  if (ec) {
+    throw Error(flag + " " + raw + ": " + ec.message(), "name an existing directory or file");
+  }
+  auto refuse = [&](const std::string& how, const ProtectedPath& x) {
+    throw Error(flag + " " + raw + (path.string() != raw ? " (" + path.string() + ")" : "") + " " +
+                    how + " " + x.what + " (" + x.path.string() + ")",
+                "the agent must never be able to change " + x.what +
+                    " or move a directory above it; name a narrower path outside it");
+  };
+  FileId pid{};
+  file_id(path, pid);
+  // Every ancestor of the path, by identity: the path lies inside X if one of them is X.
+  std::set<FileId> path_chain;
+  for (fs::path a = path;; a = a.parent_path()) {
+    FileId id{};
+    if (file_id(a, id)) {
+      path_chain.insert(id);
+    }
+    if (a == a.root_path()) {
+      break;
+    }
+  }
+  std::vector<fs::path> mounts_below;
+  for (const auto& m : mount_points()) {
+    if (is_under(m, path)) {
+      mounts_below.push_back(m);
+    }
+  }
+  for (const auto& x : protect) {
+    fs::path xc = fs::weakly_canonical(x.path, ec);
+    if (ec) {
+      continue;
+    }
+    if (path == xc) {
+      refuse("is", x);
+    }
+    if (is_under(xc, path)) {
+      refuse("contains", x);
+    }
+    if (x.inside_too && is_under(path, xc)) {
+      refuse("lies inside", x);
+    }
+    // The protected path and its ancestors, by identity.
+    std::set<FileId> chain;
+    for (fs::path a = xc;; a = a.parent_path()) {
+      FileId id{};
+      if (file_id(a, id)) {
+        chain.insert(id);
+      }
+      if (a == a.root_path()) {
+        break;
+      }
+    }
+    if (chain.count(pid)) {
+      refuse("is another name (bind mount or hard link) for", x);
+    }
+    FileId xid{};
+    if (x.inside_too && file_id(xc, xid) && path_chain.count(xid)) {
+      refuse("lies inside another name for", x);
+    }
+    for (const auto& m : mounts_below) {
+      FileId mid{};
+      if (file_id(m, mid) && chain.count(mid)) {
+        refuse("holds a mount (" + m.string() + ") that shows", x);
+      }
+    }
+  }
+  return path;
+}
+
+} // namespace ws

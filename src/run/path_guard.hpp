@@ -1,0 +1,29 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// A path the sandbox must never let the agent write, nor anything above it: the project,
+/// its real .git, the workspace state and views, and the programs ws runs outside the
+/// sandbox (its own binary, bwrap, slirp4netns).
+struct ProtectedPath {
+  std::filesystem::path path;
+  std::string what;        ///< "the project", "the ws binary", ...
+  bool inside_too = false; ///< paths below it are refused as well (project, state)
+};
+
+/// Checks one --writable or --read path (`flag` names it in errors) and returns it
+/// canonical. Refuses (throws Error, naming the path, what it hits and what to do) a path
+/// that is, contains or aliases a protected path or one of its ancestors: through a
+/// symlink (resolved), the same device and inode (hard link, bind mount), or a mount point
+/// below it that shows one of them. `inside_too` paths also refuse what lies below them.
+std::filesystem::path checked_sandbox_path(const std::string& flag, const std::string& raw,
+                                           const std::vector<ProtectedPath>& protect);
+
+/// `~` and `~/x` expanded with $HOME.
+std::filesystem::path expand_home(const std::string& p);
+
+} // namespace ws

@@ -1,0 +1,137 @@
+// pid 1 of a `ws run` sandbox (see sandbox_init.hpp). Runs inside the sandbox, after bwrap
+// has built it: every failure here is reported on stderr and ends the session, never the
+// confinement.
+#include "src/run/sandbox_init.hpp"
+
+#include "src/run/landlock.hpp"
+
+#include <linux/close_range.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace ws {
+
+namespace {
+
+constexpr int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+void close_inherited_fds() {
+  // Whatever ws run or bwrap held open must not reach the agent: it starts with 0, 1, 2.
+  if (::syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+    for (int fd = 3; fd < 65536; ++fd) {
+      ::close(fd);
+    }
+  }
+}
+
+[[noreturn]] void exec_agent(char** argv, const sigset_t& original_mask) {
+  ::setsid(); // its own session: nothing it does reaches ws run's process group
+  if (::isatty(STDIN_FILENO)) {
+    ::ioctl(STDIN_FILENO, TIOCSCTTY, 0); // the pty ws run made is its controlling terminal
+  }
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) {
+      ::signal(sig, SIG_DFL); // bwrap passes SIGINT/SIGQUIT ignored; the agent decides
+    }
+  }
+  ::sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+  close_inherited_fds();
+  ::execvp(argv[0], argv);
+  int err = errno;
+  std::fprintf(stderr, "ws: cannot run %s: %s\n", argv[0], std::strerror(err));
+  ::_exit(err == ENOENT ? 127 : 126);
+}
+
+int status_code(int status) {
+  if (WIFSIGNALED(status)) {
+    return 128 + WTERMSIG(status);
+  }
+  return WEXITSTATUS(status);
+}
+
+} // namespace
+
+int run_sandbox_init(int argc, char** argv) {
+  int i = 2;
+  long max_procs = 0;
+  for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+    if (std::string_view(argv[i]) == "--max-procs" && i + 1 < argc) {
+      max_procs = std::atol(argv[++i]);
+    }
+  }
+  if (i + 1 >= argc) {
+    std::fprintf(stderr, "ws: __exec: no command\n");
+    return 127;
+  }
+  char** command = argv + i + 1;
+
+  // Not dumpable: the agent (same uid, no capability) can neither ptrace nor read the
+  // memory of the process that holds the sandbox together.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  LandlockResult scope = restrict_to_sandbox_scope();
+  if (!scope.scoped && std::getenv("WS_DEBUG_SANDBOX")) {
+    std::fprintf(stderr, "ws: %s\n", scope.why_not.c_str());
+  }
+  if (max_procs > 0) {
+    // Counted per user namespace (Linux 5.14+): only the sandbox's own processes count.
+    rlimit lim{static_cast<rlim_t>(max_procs), static_cast<rlim_t>(max_procs)};
+    ::setrlimit(RLIMIT_NPROC, &lim);
+  }
+
+  sigset_t handled, original;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGCHLD);
+  for (int sig : k_forwarded) {
+    sigaddset(&handled, sig);
+  }
+  ::sigprocmask(SIG_BLOCK, &handled, &original);
+  pid_t agent = ::fork();
+  if (agent < 0) {
+    std::fprintf(stderr, "ws: cannot start the agent: fork: %s\n", std::strerror(errno));
+    return 126;
+  }
+  if (agent == 0) {
+    exec_agent(command, original);
+  }
+  close_inherited_fds();
+  for (;;) {
+    siginfo_t info{};
+    if (::sigwaitinfo(&handled, &info) < 0) {
+      continue;
+    }
+    if (info.si_signo != SIGCHLD) {
+      // From ws run (the agent cannot signal its init). The agent's whole process group.
+      if (::kill(-agent, info.si_signo) != 0) {
+        ::kill(agent, info.si_signo);
+      }
+      continue;
+    }
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
+      if (pid != agent) {
+        continue; // an orphan reparented to us
+      }
+      if (WIFSTOPPED(status)) {
+        // Stopped itself (SIGSTOP, or a terminal stop): nobody outside the sandbox can
+        // resume it, and ws run must not hand the terminal back while it lives.
+        ::kill(agent, SIGCONT);
+        continue;
+      }
+      return status_code(status);
+    }
+  }
+}
+
+} // namespace ws
