@@ -192,6 +192,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   std::string command = join_command(spec.command);
 
   int status = 0;
+  std::vector<std::string> read_only;
   if (o.no_confine) {
     std::fprintf(stderr,
                  "ws: WARNING: --no-confine: the agent runs UNCONFINED. It starts in the view, "
@@ -201,18 +202,21 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
     status = run_unconfined(spec);
   } else {
-    status = run_confined(spec, [&](pid_t pid) {
-      struct stat st {};
-      std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
-      if (::stat(ns.c_str(), &st) == 0) {
-        try {
-          fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid);
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
-                       e.what());
-        }
-      }
-    });
+    status = run_confined(
+        spec,
+        [&](pid_t pid) {
+          struct stat st {};
+          std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
+          if (::stat(ns.c_str(), &st) == 0) {
+            try {
+              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid);
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
+                           e.what());
+            }
+          }
+        },
+        &read_only);
     try {
       fuse::end_session(w.layout.journal_db(), session);
     } catch (const std::exception&) {
@@ -235,6 +239,12 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
                  "time you start it); moved aside to %s.ws-quarantine-%s\n",
                  p.c_str(), p.c_str(), session.c_str());
+  }
+  for (const auto& p : read_only) {
+    std::fprintf(stderr,
+                 "ws: the agent could not write %s (read-only in the sandbox): ws run "
+                 "--writable DIR would allow a directory outside the project\n",
+                 p.c_str());
   }
   if (daemon_died) {
     std::fprintf(stderr,

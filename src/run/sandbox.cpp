@@ -254,7 +254,8 @@ fuse::UniqueFd data_fd(const std::string& name, const std::string& content) {
 
 } // namespace
 
-int run_confined(const SandboxSpec& spec, const OnStarted& started) {
+int run_confined(const SandboxSpec& spec, const OnStarted& started,
+                 std::vector<std::string>* read_only_failures) {
   std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
   std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
@@ -432,6 +433,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started) {
   }
   if (relay && output_open) {
     relay->pump_output(); // what the agent wrote last
+  }
+  if (relay && read_only_failures) {
+    *read_only_failures = relay->read_only_failures();
   }
   if (stop_signal && status == 0) {
     status = 128 + stop_signal;

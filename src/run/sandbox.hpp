@@ -46,7 +46,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
 /// user namespaces, no trusted bubblewrap, no network stack); never runs the command
 /// unconfined. SIGINT/SIGQUIT/SIGTERM/SIGHUP to ws run go to the agent; after SIGTERM or
 /// SIGHUP the agent has 5 s, then the sandbox is killed; either way this returns.
-int run_confined(const SandboxSpec& spec, const OnStarted& started);
+/// `read_only_failures`: paths the agent said it could not write (from its terminal output).
+int run_confined(const SandboxSpec& spec, const OnStarted& started,
+                 std::vector<std::string>* read_only_failures = nullptr);
 
 /// Runs the command unconfined, in the view (`ws run --no-confine`).
 int run_unconfined(const SandboxSpec& spec);

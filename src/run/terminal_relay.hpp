@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ws {
 
@@ -47,6 +48,9 @@ public:
   bool input_pending() const { return !m_pending.empty(); }
   /// Writes pending input the pty can take now.
   void flush_input();
+  /// Paths the agent's output said it could not write ("Read-only file system: '/x'"),
+  /// first 8, for the summary's guidance.
+  const std::vector<std::string>& read_only_failures() const { return m_read_only; }
 
 private:
   TerminalRelay() = default;
@@ -57,6 +61,9 @@ private:
   int m_output = -1; ///< 1 or 2: where the agent's terminal output goes
   std::optional<termios> m_saved;
   std::string m_pending;
+  std::string m_line; ///< the agent's current output line, for read_only_failures
+  std::vector<std::string> m_read_only;
+  void scan(const char* data, size_t n);
 };
 
 } // namespace ws

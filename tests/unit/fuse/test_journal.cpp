@@ -64,24 +64,39 @@ TEST_CASE("fuse::ProcessNames gives the pid namespace") {
   CHECK(names.info(999999999).pidns == 0);
 }
 
-TEST_CASE("fuse::register_session names the entries of its pid namespace - also earlier ones") {
+TEST_CASE("fuse::register_session names the entries of its pid namespace while it runs") {
   ws::test::TempDir dir;
   auto db = dir.path() / "journal.db";
-  int64_t t0 = now_ns();
   {
     JournalWriter w(db);
-    w.record({0, t0, "create", "a", "", 10, 0, "agent", "", 4242, ""});
-    w.record({0, t0 + 1, "create", "b", "", 11, 0, "other", "", 77, ""});
-    w.record({0, t0 + 2, "create", "c", "", 12, 0, "person", "", 0, ""});
+    w.record({0, now_ns(), "create", "before", "", 9, 0, "agent", "", 4242, ""});
     w.flush();
   }
   register_session(db, 4242, "default-20261122-120000-1", "claude", 10);
+  {
+    JournalWriter w(db);
+    int64_t t = now_ns();
+    w.record({0, t, "create", "a", "", 10, 0, "agent", "", 4242, ""});
+    w.record({0, t + 1, "create", "b", "", 11, 0, "other", "", 77, ""});
+    w.record({0, t + 2, "create", "c", "", 12, 0, "person", "", 0, ""});
+    w.flush();
+  }
+  end_session(db, "default-20261122-120000-1");
+  // The kernel reuses the namespace id for a later session: the first keeps its writes.
+  register_session(db, 4242, "default-20261122-130000-2", "codex", 20);
+  {
+    JournalWriter w(db);
+    w.record({0, now_ns(), "create", "later", "", 20, 0, "agent", "", 4242, ""});
+    w.flush();
+  }
   auto all = read_journal(db, {});
-  REQUIRE(all.size() == 3);
-  CHECK(all[0].session == "default-20261122-120000-1");
-  CHECK(all[0].pidns == 4242);
-  CHECK(all[1].session == "");
+  REQUIRE(all.size() == 5);
+  CHECK(all[0].session == ""); // before the session was recorded: not claimed
+  CHECK(all[1].session == "default-20261122-120000-1");
+  CHECK(all[1].pidns == 4242);
   CHECK(all[2].session == "");
+  CHECK(all[3].session == "");
+  CHECK(all[4].session == "default-20261122-130000-2");
   JournalQuery q;
   q.session = "default-20261122-120000-1";
   auto mine = read_journal(db, q);
