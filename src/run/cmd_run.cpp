@@ -187,6 +187,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
   spec.max_procs = k_max_procs;
+  spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   std::error_code ec;
   spec.init = fs::canonical("/proc/self/exe", ec);
   std::string command = join_command(spec.command);

@@ -187,9 +187,39 @@ int status_code(int status) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
+/// What a successful probe depends on: this boot, this bwrap, this user. Kept in the
+/// runtime directory (hidden from every sandbox) so later sessions skip the probe.
+std::string probe_key(const std::string& bwrap) {
+  std::string boot;
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, f)) {
+      boot = buf;
+    }
+    std::fclose(f);
+  }
+  struct stat st {};
+  ::stat(bwrap.c_str(), &st);
+  return boot + bwrap + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_mtime) +
+         " uid " + std::to_string(::geteuid()) + "\n";
+}
+
 /// Checks, before the agent starts, that this machine lets bwrap build the sandbox; throws
-/// Error with bwrap's own complaint and what to do.
-void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd) {
+/// Error with bwrap's own complaint and what to do. Once it passed (same boot, bwrap and
+/// user: `cache`), later sessions skip it; the real run still fails closed on its own.
+void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd,
+           const fs::path& cache) {
+  std::string key = probe_key(bwrap);
+  if (!cache.empty()) {
+    if (FILE* f = std::fopen(cache.c_str(), "r")) {
+      std::string seen(512, '\0');
+      size_t n = std::fread(seen.data(), 1, seen.size(), f);
+      std::fclose(f);
+      if (seen.substr(0, n) == key) {
+        return;
+      }
+    }
+  }
   char name[] = "/tmp/ws-probe-XXXXXX";
   int fd = ::mkstemp(name);
   if (fd < 0) {
@@ -222,6 +252,12 @@ void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd) {
     why.pop_back();
   }
   if (pid > 0 && status_code(status) == 0) {
+    if (!cache.empty()) {
+      if (FILE* f = std::fopen(cache.c_str(), "w")) {
+        std::fputs(key.c_str(), f);
+        std::fclose(f);
+      }
+    }
     return;
   }
   throw Error("cannot confine the agent: bubblewrap could not build the sandbox" +
@@ -259,7 +295,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
   std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
-  probe(bwrap, spec, filter.get());
+  probe(bwrap, spec, filter.get(), spec.probe_cache);
 
   std::optional<TerminalRelay> relay = TerminalRelay::open_if_terminal();
   int info[2], block[2];

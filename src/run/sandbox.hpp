@@ -26,8 +26,9 @@ struct SandboxSpec {
   bool network = true;  ///< slirp4netns outside route; false: only a private loopback
   EnvList env;          ///< the agent's whole environment
   std::vector<std::string> command;
-  std::filesystem::path init; ///< the ws binary (runs as the sandbox's pid 1)
-  long max_procs = 0;         ///< process limit of the session; 0: none
+  std::filesystem::path init;        ///< the ws binary (runs as the sandbox's pid 1)
+  long max_procs = 0;                ///< process limit of the session; 0: none
+  std::filesystem::path probe_cache; ///< where a passed fail-closed probe is remembered
 };
 
 /// Called once the sandbox exists, before the agent starts, with the host pid of its pid 1:
