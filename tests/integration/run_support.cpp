@@ -1,5 +1,7 @@
 #include "tests/integration/run_support.hpp"
 
+#include <doctest/doctest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -145,7 +147,9 @@ Run Person::ws(const std::string& args, const std::string& extra_env) const {
 }
 
 Run Person::sh_as(const std::string& script, const fs::path& cwd) const {
-  return sh(as("sh -c " + q(script)), cwd.empty() ? project() : cwd);
+  // cd as the person: another user's FUSE view is closed to root, so sh()'s chdir would fail.
+  std::string dir = (cwd.empty() ? project() : cwd).string();
+  return sh(as("sh -c " + q("cd " + q(dir) + " || exit 125\n" + script)), "/");
 }
 
 void Person::own(const fs::path& p) const {
@@ -165,7 +169,11 @@ std::string Person::view_file(const std::string& rel, const std::string& name) c
 }
 
 bool Person::view_has(const std::string& rel, const std::string& name) const {
-  return sh_as("test -e " + q(rel) + " || test -L " + q(rel), view(name)).status == 0;
+  Run r =
+      sh_as("if [ -e " + q(rel) + " ] || [ -L " + q(rel) + " ]; then echo yes; else echo no; fi",
+            view(name));
+  CHECK_MESSAGE((r.out == "yes\n" || r.out == "no\n"), "cannot look in the view: " << r.err);
+  return r.out == "yes\n";
 }
 
 bool Person::wait_in_view(const std::string& rel, int seconds, const std::string& name) const {

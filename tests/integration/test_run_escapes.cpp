@@ -351,6 +351,8 @@ void check_terminate(const std::string& user) {
     CHECK_MESSAGE(has_summary(err), "no summary or checkpoint after the signal");
     // The agent is gone: its tick stands still.
     std::string tick = p.view_file("tick.txt");
+    CHECK(!tick.empty());
+    CHECK(tick != "<absent>");
     std::this_thread::sleep_for(std::chrono::seconds(1));
     CHECK_MESSAGE(p.view_file("tick.txt") == tick, "the agent still runs after ws run returned");
   }
