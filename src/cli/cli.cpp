@@ -152,6 +152,10 @@ int run_cli(int argc, char** argv) {
     c->add_option("--max-disk", run.max_disk,
                   "Cap what the workspace's writes may take on disk (e.g. 10G; then ENOSPC)")
         ->type_name("SIZE");
+    c->add_option("--max-procs", run.max_procs,
+                  "At most N processes in the session (default 1024; a fork bomb gets EAGAIN)")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
     // -w, -C and -v work in any position before the agent's command (they fall through

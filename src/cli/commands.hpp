@@ -82,6 +82,7 @@ struct RunOptions {
   std::vector<std::string> env;        ///< --env NAME or NAME=VALUE
   std::string network = "on";          ///< --network=on|off
   std::optional<std::string> max_disk; ///< --max-disk SIZE (the workspace's upper layer)
+  long max_procs = 0;                  ///< --max-procs N (0: the default, 1024)
   bool no_confine = false;
 };
 int cmd_run(const Context& ctx, const RunOptions& options);

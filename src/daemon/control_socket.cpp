@@ -67,6 +67,20 @@ bool trusted(const ucred& cred) {
   return cred.uid == ::geteuid() || cred.uid == 0;
 }
 
+/// A `ws run` sandbox (its own pid namespace) never gets an answer, even where it can
+/// reach the socket: the control channel drops and snapshots the agent's own work. The
+/// peer's pid namespace must be the daemon's (a pid of 0: not visible from here, refused).
+bool outside_any_sandbox(const ucred& cred) {
+  if (cred.pid <= 0) {
+    return false;
+  }
+  struct stat mine {
+  }, theirs{};
+  std::string ns = "/proc/" + std::to_string(cred.pid) + "/ns/pid";
+  return ::stat("/proc/self/ns/pid", &mine) == 0 && ::stat(ns.c_str(), &theirs) == 0 &&
+         mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
+}
+
 bool send_all(int sock, const std::string& data) {
   for (size_t done = 0; done < data.size();) {
     ssize_t n = ::send(sock, data.data() + done, data.size() - done, MSG_NOSIGNAL);
@@ -190,8 +204,9 @@ struct ControlServer::Impl {
 
   void serve(int conn) {
     auto cred = peer_of(conn);
-    if (!cred || !trusted(*cred)) {
-      spdlog::warn("control socket: refused a request from uid {}", cred ? cred->uid : -1);
+    if (!cred || !trusted(*cred) || !outside_any_sandbox(*cred)) {
+      spdlog::warn("control socket: refused a request from uid {} pid {}", cred ? cred->uid : -1,
+                   cred ? cred->pid : -1);
       send_all(conn, "error\npermission denied\n");
       return;
     }
