@@ -79,6 +79,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   // bwrap leaves /proc/sys writable where it cannot tell it should not: as root that is
   // core_pattern, every sysctl. Read-only, and locked by the user namespace.
   add({"--ro-bind", "/proc/sys", "/proc/sys"});
+  if (::access("/proc/sysrq-trigger", F_OK) == 0) {
+    add({"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}); // root-writable, no cap
+  }
   for (const auto& d : spec.host.private_dirs) {
     add({"--tmpfs", d.string()});
   }

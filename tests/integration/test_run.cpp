@@ -608,3 +608,28 @@ TEST_CASE("run: a resized terminal is seen by the agent") {
   CHECK(w.in_view("cat winch.txt").out == "40 132\n");
   sh("tmux -S " + sock + " kill-server");
 }
+
+TEST_CASE("run: a daemon that dies during the session is said loudly, and ws run fails") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  TempDir tmp;
+  // The agent writes, waits to be told the daemon is gone, then tries again.
+  std::string agent = "echo before > before.txt; i=0; while [ ! -e " +
+                      q((tmp.path() / "killed").string()) +
+                      " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+                      "echo after > after.txt 2>/dev/null; exit 0";
+  auto session = std::async(std::launch::async, [&] { return w.ws("run -- sh -c " + q(agent)); });
+  REQUIRE(wait_for(w.view() / "before.txt"));
+  int pid = w.daemon_pid();
+  REQUIRE(pid > 0);
+  ::kill(pid, SIGKILL);
+  std::ofstream(tmp.path() / "killed") << "x";
+  Run r = session.get();
+  INFO(r.err);
+  CHECK(r.status != 0); // the agent itself exited 0
+  CHECK(r.err.find("the workspace's daemon died during the session") != npos);
+  // The next command serves the view again; what was written before is kept.
+  Run st = w.ws("status");
+  CHECK(st.status == 0);
+  CHECK(st.out.find("A before.txt") != npos);
+}

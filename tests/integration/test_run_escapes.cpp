@@ -546,7 +546,7 @@ void check_stop(const std::string& user) {
 
 } // namespace
 
-TEST_CASE("escape 4: the agent runs on a terminal of its own; the person's is restored") {
+TEST_CASE("escape 4: the agent runs on a terminal of its own - the person's is restored") {
   as_each(check_own_terminal);
 }
 
@@ -847,7 +847,7 @@ TEST_CASE("escape 5: no unix socket of the host is reachable, by path or abstrac
   as_each(check_unix_sockets);
 }
 
-TEST_CASE("escape 5: secrets in the environment stay outside; --env passes one on purpose") {
+TEST_CASE("escape 5: secrets in the environment stay outside - --env passes one on purpose") {
   as_each(check_environment);
 }
 
@@ -856,7 +856,7 @@ TEST_CASE("escape 5: /tmp, /var/tmp, /run, /dev/shm and $XDG_RUNTIME_DIR hold no
   as_each(check_private_dirs);
 }
 
-TEST_CASE("escape 5: the network namespace is private; the host's loopback is out of reach") {
+TEST_CASE("escape 5: the network namespace is private - the host's loopback is out of reach") {
   as_each(check_network);
 }
 
@@ -1360,7 +1360,7 @@ void check_session_identity(const std::string& user) {
 
 } // namespace
 
-TEST_CASE("run: -w and -C before -- pick the workspace and project; after -- they are the "
+TEST_CASE("run: -w and -C before -- pick the workspace and project - after -- they are the "
           "agent's") {
   as_each(check_global_options);
 }
