@@ -1,0 +1,172 @@
+// The pure parts of ws run's sandbox plan: environment allowlist, path checks, guarded agent
+// config, the bwrap command line's order. The escapes themselves are tested for real in
+// tests/integration/test_run_escapes.cpp.
+#include "src/cli/error.hpp"
+#include "src/run/agent_config_guard.hpp"
+#include "src/run/path_guard.hpp"
+#include "src/run/sandbox.hpp"
+#include "src/run/sandbox_env.hpp"
+#include "src/run/trusted_program.hpp"
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+using namespace ws;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string value_of(const EnvList& env, const std::string& name) {
+  for (const auto& [k, v] : env) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return "<unset>";
+}
+
+/// The message of the Error `f` throws, or "" if it does not.
+template <class F> std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+ptrdiff_t index_of(const std::vector<std::string>& argv, std::initializer_list<std::string> seq) {
+  auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());
+  return it == argv.end() ? -1 : it - argv.begin();
+}
+
+} // namespace
+
+TEST_CASE("sandbox_environment passes the allowlist and what is named, nothing else") {
+  ::setenv("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1", 1);
+  ::setenv("GITHUB_TOKEN", "ghp_secret", 1);
+  ::setenv("DOCKER_HOST", "unix:///run/docker.sock", 1);
+  ::setenv("LC_TIME", "C", 1);
+  ::setenv("TERM", "xterm-256color", 1);
+  EnvList env =
+      sandbox_environment({"GITHUB_TOKEN", "EXTRA=1", "NOT_SET_ANYWHERE"}, {{"WS_SESSION", "s1"}});
+  CHECK(value_of(env, "SSH_AUTH_SOCK") == "<unset>");
+  CHECK(value_of(env, "DOCKER_HOST") == "<unset>");
+  CHECK(value_of(env, "GITHUB_TOKEN") == "ghp_secret"); // named on purpose
+  CHECK(value_of(env, "EXTRA") == "1");
+  CHECK(value_of(env, "NOT_SET_ANYWHERE") == "<unset>");
+  CHECK(value_of(env, "LC_TIME") == "C");
+  CHECK(value_of(env, "TERM") == "xterm-256color");
+  CHECK(value_of(env, "WS_SESSION") == "s1");
+  EnvList plain = sandbox_environment({}, {});
+  CHECK(value_of(plain, "GITHUB_TOKEN") == "<unset>");
+  CHECK(error_of([] { sandbox_environment({"=x"}, {}); }).find("not a variable name") !=
+        std::string::npos);
+  ::unsetenv("SSH_AUTH_SOCK");
+  ::unsetenv("GITHUB_TOKEN");
+  ::unsetenv("DOCKER_HOST");
+}
+
+TEST_CASE("checked_sandbox_path refuses what is, contains, lies in or aliases a protected path") {
+  test::TempDir t;
+  fs::path root = fs::canonical(t.path());
+  fs::create_directories(root / "home/src/project/.git");
+  fs::create_directories(root / "home/cache");
+  fs::create_directories(root / "state/ws");
+  fs::create_directory_symlink(root / "home/src", root / "link-to-src");
+  std::vector<ProtectedPath> protect{{root / "home/src/project", "the project", true},
+                                     {root / "state/ws", "the workspace state", true}};
+  auto refusal = [&](const fs::path& p) {
+    return error_of([&] { checked_sandbox_path("--writable", p.string(), protect); });
+  };
+  CHECK(refusal(root / "home/src/project").find("is the project") != std::string::npos);
+  CHECK(refusal(root / "home/src").find("contains the project") != std::string::npos);
+  CHECK(refusal(root / "home").find("contains the project") != std::string::npos);
+  CHECK(refusal(root).find("contains") != std::string::npos);
+  CHECK(refusal(root / "home/src/project/.git").find("lies inside the project") !=
+        std::string::npos);
+  CHECK(refusal(root / "link-to-src").find("contains the project") != std::string::npos);
+  CHECK(refusal(root / "state").find("contains the workspace state") != std::string::npos);
+  CHECK(refusal(root / "missing").find("No such file") != std::string::npos);
+  CHECK(checked_sandbox_path("--read", (root / "home/cache").string(), protect) ==
+        root / "home/cache");
+}
+
+TEST_CASE("guarded_paths keeps an agent's code-running config read-only or watched") {
+  test::TempDir t;
+  fs::path claude = fs::canonical(t.path()) / ".claude";
+  fs::create_directories(claude / "projects");
+  std::ofstream(claude / "settings.json") << "{}";
+  GuardedPaths g = guarded_paths({claude});
+  auto has = [](const std::vector<fs::path>& v, const fs::path& p) {
+    return std::find(v.begin(), v.end(), p) != v.end();
+  };
+  CHECK(has(g.existing, claude / "settings.json"));
+  CHECK(has(g.absent, claude / "hooks"));
+  CHECK(has(g.absent, claude / "settings.local.json"));
+  CHECK(!has(g.existing, claude / "projects"));
+  CHECK(!has(g.absent, claude / "projects"));
+  // Planted after the plan was made: moved aside, never deleted.
+  fs::create_directories(claude / "hooks");
+  std::ofstream(claude / "hooks" / "x") << "evil";
+  std::vector<fs::path> moved = quarantine_planted(g, "s1");
+  CHECK(moved == std::vector<fs::path>{claude / "hooks"});
+  CHECK(!fs::exists(claude / "hooks"));
+  CHECK(fs::exists(claude / "hooks.ws-quarantine-s1" / "x"));
+}
+
+TEST_CASE("untrusted_because names a program ws must not run outside the sandbox") {
+  CHECK(untrusted_because("/bin/sh") == "");
+  test::TempDir t;
+  fs::path fake = t.path() / "bwrap";
+  std::ofstream(fake) << "#!/bin/sh\n";
+  ::chmod(fake.c_str(), 0777);
+  std::string why = untrusted_because(fake.string());
+  CHECK(!why.empty());
+  CHECK(untrusted_because("/nonexistent/bwrap").find("No such file") != std::string::npos);
+}
+
+TEST_CASE("bwrap_command: namespaces always, the view last, state hidden after writable paths") {
+  SandboxSpec spec;
+  spec.project = "/home/u/project";
+  spec.view = "/run/user/1000/ws/p/default";
+  spec.cwd = spec.project;
+  spec.hidden = {"/home/u/.local/share/ws"};
+  spec.writable = {"/home/u/.cache"};
+  spec.host.private_dirs = {"/home", "/tmp", "/run"};
+  spec.host.masked = {"/srv/sock", "/run/dbus/system_bus_socket", "/home/u/project/x.sock"};
+  spec.command = {"agent", "--flag"};
+  spec.init = "/usr/bin/ws";
+  spec.env = {{"PATH", "/usr/bin"}};
+  std::vector<std::string> a = bwrap_command("/usr/bin/bwrap", spec, 3, 4, 5, -1);
+  for (const char* flag : {"--unshare-user", "--unshare-net", "--unshare-pid", "--disable-userns",
+                           "--new-session", "--as-pid-1", "--clearenv", "--die-with-parent"}) {
+    CHECK_MESSAGE(index_of(a, {flag}) >= 0, flag);
+  }
+  CHECK(index_of(a, {"--cap-drop", "ALL"}) >= 0);
+  CHECK(index_of(a, {"--ro-bind", "/proc/sys", "/proc/sys"}) > index_of(a, {"--proc", "/proc"}));
+  auto writable = index_of(a, {"--bind", "/home/u/.cache", "/home/u/.cache"});
+  auto hidden = index_of(a, {"--tmpfs", "/home/u/.local/share/ws"});
+  auto view = index_of(a, {"--bind", spec.view.string(), spec.project.string()});
+  CHECK(writable > index_of(a, {"--tmpfs", "/home"}));
+  CHECK(hidden > writable);
+  CHECK(view > hidden);
+  CHECK(index_of(a, {"--ro-bind", "/dev/null", "/srv/sock"}) >= 0);
+  CHECK(index_of(a, {"--ro-bind", "/dev/null", "/run/dbus/system_bus_socket"}) < 0); // private
+  CHECK(index_of(a, {"--ro-bind", "/dev/null", "/home/u/project/x.sock"}) < 0);      // the view
+  // The agent runs under ws's own pid 1, its command verbatim after "--".
+  CHECK(index_of(a, {"/run/ws/init", "__exec"}) >= 0);
+  CHECK(std::vector<std::string>(a.end() - 3, a.end()) ==
+        std::vector<std::string>{"--", "agent", "--flag"});
+  // The probe runs /bin/true the same way, without ws's pid 1.
+  std::vector<std::string> p = bwrap_command("/usr/bin/bwrap", spec, 3, -1, -1, -1, true);
+  CHECK(p.back() == "/bin/true");
+  CHECK(index_of(p, {"--as-pid-1"}) < 0);
+}
