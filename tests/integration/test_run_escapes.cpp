@@ -540,8 +540,10 @@ void check_stop(const std::string& user) {
   CHECK(stopping);
   CHECK_MESSAGE(marked, "ws run never returned: the stopped agent was not resumed");
   CHECK(p.view_has("resumed.txt"));
-  CHECK_MESSAGE(slurp(marker) == "after\n",
-                "the person's shell got its prompt back while the agent was stopped");
+  if (marked) {
+    CHECK_MESSAGE(slurp(marker) == "after\n",
+                  "the person's shell got its prompt back while the agent was stopped");
+  }
 }
 
 } // namespace
