@@ -3,6 +3,8 @@
 // empty one with a few files read-only, and any path more must be named (--read).
 #include "src/run/host_exposure.hpp"
 
+#include "src/run/path_set.hpp"
+
 #include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,20 +55,6 @@ constexpr const char* k_host_secrets[] = {
     "/etc/ssl/private/*",
 };
 
-bool is_under_or_same(const fs::path& p, const fs::path& dir) {
-  auto rel = p.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != "..";
-}
-
-bool hidden_by(const fs::path& p, const std::vector<fs::path>& dirs) {
-  for (const auto& d : dirs) {
-    if (is_under_or_same(p, d)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /// Where the agent's program really lives, if PATH finds it.
 fs::path resolve_command(const std::string& name) {
   if (name.find('/') != std::string::npos) {
@@ -102,7 +90,9 @@ std::vector<fs::path> host_socket_paths() {
     }
     std::string path;
     std::getline(f >> std::ws, path);
-    if (!path.empty() && path[0] == '/') {
+    // "/proc/self/fd/N/x" (bound through a directory fd, as ws's own daemon does) names
+    // nothing we can resolve from here; the daemon refuses sandboxed peers itself.
+    if (!path.empty() && path[0] == '/' && !path.starts_with("/proc/")) {
       out.emplace_back(path);
     }
   }
@@ -125,11 +115,11 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
   }
   std::error_code ec;
   fs::path real_home = home.empty() ? fs::path() : fs::weakly_canonical(home, ec);
-  if (!real_home.empty() && real_home != "/" && !hidden_by(real_home, e.private_dirs)) {
+  if (!real_home.empty() && real_home != "/" && !under_any(real_home, e.private_dirs)) {
     e.private_dirs.push_back(real_home);
   }
   auto expose = [&](const fs::path& p) {
-    if (!p.empty() && hidden_by(p, e.private_dirs) && fs::exists(p, ec)) {
+    if (!p.empty() && under_any(p, e.private_dirs) && fs::exists(p, ec)) {
       e.read_only.push_back(p);
     }
   };
@@ -155,7 +145,7 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
   // beside the entry point, e.g. node_modules/@openai/codex/{bin,vendor}).
   if (!command.empty()) {
     fs::path real = resolve_command(command[0]);
-    if (!real.empty() && hidden_by(real, e.private_dirs)) {
+    if (!real.empty() && under_any(real, e.private_dirs)) {
       fs::path dir = real.parent_path();
       for (fs::path up = dir; up.has_relative_path() && up != real_home; up = up.parent_path()) {
         if (fs::exists(up / "package.json", ec)) {
@@ -179,7 +169,7 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
     ::globfree(&g);
   }
   for (const auto& s : host_socket_paths()) {
-    if (!hidden_by(s, e.private_dirs) && fs::is_socket(s, ec)) {
+    if (!under_any(s, e.private_dirs) && fs::is_socket(s, ec)) {
       e.masked.push_back(s);
     }
   }

@@ -30,6 +30,20 @@ bool file_id(const fs::path& p, FileId& id) {
   return true;
 }
 
+/// `p` and every directory above it, by device and inode.
+std::set<FileId> identity_chain(const fs::path& p) {
+  std::set<FileId> chain;
+  for (fs::path a = p;; a = a.parent_path()) {
+    FileId id{};
+    if (file_id(a, id)) {
+      chain.insert(id);
+    }
+    if (a == a.root_path()) {
+      return chain;
+    }
+  }
+}
+
 bool is_under(const fs::path& p, const fs::path& dir) {
   auto rel = p.lexically_relative(dir);
   return !rel.empty() && *rel.begin() != ".." && rel.is_relative();
@@ -87,16 +101,7 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
   FileId pid{};
   file_id(path, pid);
   // Every ancestor of the path, by identity: the path lies inside X if one of them is X.
-  std::set<FileId> path_chain;
-  for (fs::path a = path;; a = a.parent_path()) {
-    FileId id{};
-    if (file_id(a, id)) {
-      path_chain.insert(id);
-    }
-    if (a == a.root_path()) {
-      break;
-    }
-  }
+  std::set<FileId> path_chain = identity_chain(path);
   std::vector<fs::path> mounts_below;
   for (const auto& m : mount_points()) {
     if (is_under(m, path)) {
@@ -118,16 +123,7 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
       refuse("lies inside", x);
     }
     // The protected path and its ancestors, by identity.
-    std::set<FileId> chain;
-    for (fs::path a = xc;; a = a.parent_path()) {
-      FileId id{};
-      if (file_id(a, id)) {
-        chain.insert(id);
-      }
-      if (a == a.root_path()) {
-        break;
-      }
-    }
+    std::set<FileId> chain = identity_chain(xc);
     if (chain.count(pid)) {
       refuse("is another name (bind mount or hard link) for", x);
     }

@@ -4,6 +4,7 @@
 #include "src/run/sandbox.hpp"
 
 #include "src/cli/error.hpp"
+#include "src/run/path_set.hpp"
 #include "src/run/process_limit.hpp"
 #include "src/run/seccomp_filter.hpp"
 #include "src/run/terminal_relay.hpp"
@@ -30,20 +31,6 @@ namespace ws {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_under_or_same(const fs::path& p, const fs::path& dir) {
-  auto rel = p.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != "..";
-}
-
-bool under_any(const fs::path& p, const std::vector<fs::path>& dirs) {
-  for (const auto& d : dirs) {
-    if (is_under_or_same(p, d)) {
-      return true;
-    }
-  }
-  return false;
-}
 
 /// Where pid 1's binary is mounted inside (a read-only bind of the ws binary: the agent
 /// cannot change it, and no fd to the host's copy is ever inherited).

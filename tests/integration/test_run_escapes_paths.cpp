@@ -91,7 +91,11 @@ void check_refusals(const std::string& user) {
   // The agent never ran: none of its markers is in the view (one look for all of them).
   Run listing = p.sh_as("ls -a", p.view());
   REQUIRE(listing.out.find("README.md\n") != npos);
-  for (const auto& [marker, what] : markers) {
+  for (const auto& entry : markers) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in
+    // doctest's message lambdas.
+    const auto& marker = entry.first;
+    const auto& what = entry.second;
     CHECK_MESSAGE(listing.out.find(marker + "\n") == npos, "the agent ran with " << what);
   }
   CHECK(fs::exists(p.project() / ".git" / "HEAD"));
@@ -299,7 +303,11 @@ void check_ws_bwrap(const std::string& user) {
   p.own(p.scratch());
   REQUIRE(!fakes.empty());
   int n = 0;
-  for (const auto& [what, fake] : fakes) {
+  for (const auto& entry : fakes) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in
+    // doctest's message lambdas.
+    const auto& what = entry.first;
+    const auto& fake = entry.second;
     std::string ran = "ran-" + std::to_string(++n) + ".txt";
     Run r = p.ws("run -- sh -c " + q("echo ran > " + ran), "WS_BWRAP=" + q(fake.string()));
     INFO("as " << p.label() << ": WS_BWRAP " << what << ": ws run " << r.status << "\n" << r.err);

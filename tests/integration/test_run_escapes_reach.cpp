@@ -65,21 +65,29 @@ void check_unix_sockets(const std::string& user) {
   UnixListeners listeners(socks);
   REQUIRE(listeners.ready());
   std::string args;
-  for (const auto& [name, addr] : socks) {
+  for (const auto& entry : socks) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in
+    // doctest's message lambdas.
+    const auto& name = entry.first;
+    const auto& addr = entry.second;
     args += " " + q(name + "=" + addr);
   }
   // From the host, this person reaches every one of them (so a refusal inside is the sandbox's).
   Run host = p.sh_as(py() + " -c " + q(k_unix_connect) + args, p.scratch());
   INFO("as " << p.label() << ": from the host: " << host.out << host.err);
-  for (const auto& [name, addr] : socks) {
-    REQUIRE(field(host.out, name) == "OK");
+  for (const auto& entry : socks) {
+    REQUIRE(field(host.out, entry.first) == "OK");
   }
   std::string seen = listeners.accepted();
   for (const std::string net : {"on", "off"}) {
     Run r = p.ws("run --network=" + net + " -- " + py() + " -c " + q(k_unix_connect) + args);
     INFO("--network=" << net << ": ws run " << r.status << "\n" << r.out << r.err);
     CHECK(r.status == 0);
-    for (const auto& [name, addr] : socks) {
+    for (const auto& entry : socks) {
+      // Named copies, not structured bindings: clang 14 cannot capture those in
+      // doctest's message lambdas.
+      const auto& name = entry.first;
+      const auto& addr = entry.second;
       CHECK_MESSAGE(field(r.out, name) != "<missing>", name);
       CHECK_MESSAGE(field(r.out, name) != "OK", name << " (" << addr << ") was reachable");
     }
@@ -154,19 +162,27 @@ void check_private_dirs(const std::string& user) {
   std::ofstream(p.runtime() / "host-file") << "host\n";
   p.own(p.runtime());
   Finally cleanup{[&files] {
-    for (const auto& [d, f] : files) {
+    for (const auto& entry : files) {
       std::error_code ec;
-      fs::remove(f, ec);
+      fs::remove(entry.second, ec);
     }
   }};
   std::string args;
-  for (const auto& [d, f] : files) {
+  for (const auto& entry : files) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in
+    // doctest's message lambdas.
+    const auto& d = entry.first;
+    const auto& f = entry.second;
     args += " " + q(d + "=" + f.string());
   }
   Run r = p.ws("run -- " + py() + " -c " + q(k_exists) + args);
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
-  for (const auto& [d, f] : files) {
+  for (const auto& entry : files) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in
+    // doctest's message lambdas.
+    const auto& d = entry.first;
+    const auto& f = entry.second;
     CHECK_MESSAGE(field(r.out, d) == "False", d << ": the host's " << f << " is visible inside");
   }
 }
