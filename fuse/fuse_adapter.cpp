@@ -26,6 +26,15 @@ Caller caller_of(fuse_req_t req) {
   return {ctx->uid, ctx->gid, ctx->pid, ctx->umask};
 }
 
+/// The node `ino` names, refused (EACCES) to the person's processes when it is the agent's at
+/// a git-sensitive path (they reach it only through something the kernel cached).
+Node* checked_node(fuse_req_t req, fuse_ino_t ino) {
+  OverlayFs& fs = fs_of(req);
+  Node* n = fs.node(ino);
+  fs.check_git_guard(caller_of(req), n);
+  return n;
+}
+
 /// One fd-backed buffer (FUSE_BUFVEC_INIT is a C compound literal, not C++).
 fuse_bufvec fd_buffer(size_t size, int fd, off_t pos) {
   fuse_bufvec v{};
@@ -112,15 +121,17 @@ void ll_destroy(void* userdata) {
 void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   OverlayFs& fs = fs_of(req);
   try {
-    reply_entry(req, fs.lookup(fs.node(parent), name));
-  } catch (const SystemError& e) {
-    if (e.err() == ENOENT) {
+    Entry e = fs.lookup(caller_of(req), fs.node(parent), name);
+    if (!e.node) {
       fuse_entry_param p{}; // a negative entry: the kernel remembers the miss
-      p.entry_timeout = fs.negative_timeout(fs.node(parent));
+      p.entry_timeout = e.timeout;
       fuse_reply_entry(req, &p);
-    } else {
-      fuse_reply_err(req, e.err());
+      return;
     }
+    reply_entry(req, e);
+  } catch (const SystemError& e) {
+    SPDLOG_LOGGER_DEBUG(&logger(), "lookup(parent={}, name={}) -> {}", parent, name, e.what());
+    fuse_reply_err(req, e.err() ? e.err() : EIO);
   } catch (const std::exception& e) {
     logger().error("lookup(parent={}, name={}): {}", parent, name, e.what());
     fuse_reply_err(req, EIO);
@@ -144,7 +155,7 @@ void ll_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 void ll_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   guarded(req, "getattr", [&] {
     OverlayFs& fs = fs_of(req);
-    Node* n = fs.node(ino);
+    Node* n = checked_node(req, ino);
     struct stat st = fs.getattr(n);
     fuse_reply_attr(req, &st, fs.timeout_for(n, st));
   });
@@ -153,7 +164,7 @@ void ll_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   guarded(req, "setattr", [&] {
     OverlayFs& fs = fs_of(req);
-    Node* n = fs.node(ino);
+    Node* n = checked_node(req, ino);
     struct stat st = fs.setattr(caller_of(req), n, *attr, to_set, fh_of(fi));
     fuse_reply_attr(req, &st, fs.timeout_for(n, st));
   });
@@ -162,7 +173,7 @@ void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
 void ll_readlink(fuse_req_t req, fuse_ino_t ino) {
   guarded(req, "readlink", [&] {
     OverlayFs& fs = fs_of(req);
-    std::string target = fs.readlink(fs.node(ino));
+    std::string target = fs.readlink(checked_node(req, ino));
     fuse_reply_readlink(req, target.c_str());
   });
 }
@@ -191,7 +202,7 @@ void ll_symlink(fuse_req_t req, const char* target, fuse_ino_t parent, const cha
 void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
   guarded(req, "link", [&] {
     OverlayFs& fs = fs_of(req);
-    reply_entry(req, fs.link(caller_of(req), fs.node(ino), fs.node(newparent), newname));
+    reply_entry(req, fs.link(caller_of(req), checked_node(req, ino), fs.node(newparent), newname));
   });
 }
 
@@ -227,7 +238,7 @@ void ll_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
   guarded(req, "open", [&] {
     OverlayFs& fs = fs_of(req);
-    auto fh = fs.open(caller_of(req), fs.node(ino), fi->flags);
+    auto fh = fs.open(caller_of(req), checked_node(req, ino), fi->flags);
     fi->fh = reinterpret_cast<uint64_t>(fh.get());
     // AUTO_INVAL_DATA drops the cache when the file's mtime or size moves. A file with
     // several names has a node per name: another name's writes would not show here.
@@ -257,7 +268,7 @@ void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   guarded(req, "read", [&] {
     OverlayFs& fs = fs_of(req);
-    Node* n = fs.node(ino);
+    Node* n = checked_node(req, ino);
     if (FileHandle* fh = fh_of(fi)) {
       fuse_bufvec buf = fd_buffer(size, fs.read_fd(n, *fh), off);
       fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
@@ -273,7 +284,7 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
   guarded(req, "write", [&] {
     OverlayFs& fs = fs_of(req);
     if (!fh_of(fi)) {
-      Node* n = fs.node(ino);
+      Node* n = checked_node(req, ino);
       UniqueFd fd = fs.open_for_write(n);
       fuse_bufvec out = fd_buffer(fuse_buf_size(in), fd.get(), off);
       ssize_t written = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
@@ -345,7 +356,7 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
                 bool plus) {
   guarded(req, plus ? "readdirplus" : "readdir", [&] {
     OverlayFs& fs = fs_of(req);
-    Node* dir = fs.node(ino);
+    Node* dir = checked_node(req, ino);
     auto* dh = reinterpret_cast<DirHandle*>(fi->fh);
     std::vector<char> buf(size);
     size_t used = 0;
@@ -377,11 +388,19 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_fil
           p.attr.st_mode = static_cast<mode_t>(de.type) << 12;
         } else {
           try {
-            Entry e = fs.lookup(dir, de.name);
+            Entry e = fs.lookup(caller_of(req), dir, de.name);
+            if (!e.node) {
+              continue; // gone since the snapshot
+            }
             p = to_param(fs, e);
             looked_up = e.node;
-          } catch (const SystemError&) {
-            continue; // gone since the snapshot
+          } catch (const SystemError& e) {
+            if (e.err() == ENOENT) {
+              continue;
+            }
+            // Listed, but refused to this caller (the git guard): the name without an entry.
+            p.attr.st_ino = de.ino;
+            p.attr.st_mode = static_cast<mode_t>(de.type) << 12;
           }
         }
         entsize = fuse_add_direntry_plus(req, buf.data() + used, rem, de.name.c_str(), &p,
@@ -439,7 +458,7 @@ void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* v
                  int flags) {
   guarded(req, "setxattr", [&] {
     OverlayFs& fs = fs_of(req);
-    fs.setxattr(caller_of(req), fs.node(ino), name, std::string_view(value, size), flags);
+    fs.setxattr(caller_of(req), checked_node(req, ino), name, std::string_view(value, size), flags);
     fuse_reply_err(req, 0);
   });
 }
@@ -457,21 +476,21 @@ void reply_xattr_value(fuse_req_t req, const std::string& value, size_t size) {
 void ll_getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
   guarded(req, "getxattr", [&] {
     OverlayFs& fs = fs_of(req);
-    reply_xattr_value(req, fs.getxattr(fs.node(ino), name), size);
+    reply_xattr_value(req, fs.getxattr(checked_node(req, ino), name), size);
   });
 }
 
 void ll_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
   guarded(req, "listxattr", [&] {
     OverlayFs& fs = fs_of(req);
-    reply_xattr_value(req, fs.listxattr(fs.node(ino)), size);
+    reply_xattr_value(req, fs.listxattr(checked_node(req, ino)), size);
   });
 }
 
 void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
   guarded(req, "removexattr", [&] {
     OverlayFs& fs = fs_of(req);
-    fs.removexattr(caller_of(req), fs.node(ino), name);
+    fs.removexattr(caller_of(req), checked_node(req, ino), name);
     fuse_reply_err(req, 0);
   });
 }
@@ -480,7 +499,7 @@ void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t 
                   fuse_file_info* fi) {
   guarded(req, "fallocate", [&] {
     OverlayFs& fs = fs_of(req);
-    fs.fallocate(caller_of(req), fs.node(ino), fh_of(fi), mode, offset, length);
+    fs.fallocate(caller_of(req), checked_node(req, ino), fh_of(fi), mode, offset, length);
     fuse_reply_err(req, 0);
   });
 }
@@ -488,7 +507,7 @@ void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t 
 void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_info* fi) {
   guarded(req, "lseek", [&] {
     OverlayFs& fs = fs_of(req);
-    Node* n = fs.node(ino);
+    Node* n = checked_node(req, ino);
     UniqueFd own;
     if (!fh_of(fi)) {
       own = fs.open_for_read(n);

@@ -1,9 +1,9 @@
 #include "fuse/journal.hpp"
 
+#include "fuse/host_callers.hpp"
 #include "fuse/meta_store.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -265,12 +265,7 @@ ProcessInfo ProcessNames::info(pid_t pid) {
         }
       }
     }
-    // The namespace link's inode number, as stat() of /proc/PID/ns/pid gives it.
-    std::snprintf(file, sizeof file, "/proc/%d/ns/pid", static_cast<int>(pid));
-    struct stat st {};
-    if (::stat(file, &st) == 0) {
-      info.pidns = st.st_ino;
-    }
+    info.pidns = pid_namespace_of(pid).value_or(0);
   }
   std::lock_guard lock(m_mutex);
   if (m_cache.size() > 4096) {

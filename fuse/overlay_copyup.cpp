@@ -266,6 +266,9 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
   if (dir->upper_fd.load() >= 0) {
     return;
   }
+  if (dir->guard) {
+    refuse_guard(dir->name);
+  }
   std::lock_guard lock(dir->mutex);
   if (dir->upper_fd.load() >= 0) {
     return;
@@ -341,6 +344,9 @@ void OverlayFs::copy_up_orphan(Node* n) {
 }
 
 void OverlayFs::copy_up(Node* n) {
+  if (n->guard) {
+    refuse_guard(n->name); // the real tree, shown to the person: never copied, never changed
+  }
   if (n->is_dir()) {
     ensure_upper_dir(n);
     return;
@@ -442,6 +448,9 @@ void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string
 }
 
 void OverlayFs::copy_up_tree(Node* dir) {
+  if (dir->guard) {
+    refuse_guard(dir->name);
+  }
   ensure_upper_dir(dir);
   if (dir->lower_fd.load() < 0) {
     return;

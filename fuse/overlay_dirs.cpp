@@ -57,8 +57,10 @@ std::vector<DirEntry> OverlayFs::list_dir(Node* dir) {
   }
   if (lower >= 0) {
     std::unordered_set<std::string> hidden;
-    for (auto& w : m_meta.whiteouts_in(path)) {
-      hidden.insert(std::move(w));
+    if (!dir->guard) { // a guard directory shows the real tree as it is
+      for (auto& w : m_meta.whiteouts_in(path)) {
+        hidden.insert(std::move(w));
+      }
     }
     for_each_entry(lower, path, [&](const dirent& e) {
       if (!seen.count(e.d_name) && !hidden.count(e.d_name)) {

@@ -52,6 +52,7 @@ std::pair<Entry, std::unique_ptr<FileHandle>>
 OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t mode, int flags) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  check_git_change(c, parent, path, S_IFREG);
   if (try_resolve_locked(parent, name, path)) {
     if (flags & O_EXCL) {
       throw SystemError(EEXIST, "create '" + path + "'");

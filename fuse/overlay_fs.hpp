@@ -1,5 +1,8 @@
 #pragma once
 
+#include "fuse/git_paths.hpp"
+#include "fuse/host_callers.hpp"
+#include "fuse/invalidation_queue.hpp"
 #include "fuse/journal.hpp"
 #include "fuse/layout.hpp"
 #include "fuse/lower_watcher.hpp"
@@ -52,6 +55,12 @@ struct StateDirs;
 /// The fd fields are atomics set once or retired, never closed while the node lives, so
 /// readers need no lock. (A state edit, under the exclusive m_tree, may swap a directory's
 /// upper_fd or lower_fd; the old fd is retired like any other.)
+///
+/// A guard node shows the person's processes the real tree's object at a git-sensitive path
+/// (docs/filesystem.md, "The agent's .git and the person's git"): a directory holds only a
+/// lower_fd, anything else a pinned_fd on the real object; both are read-only, and so is
+/// everything below a guard directory (all guard nodes too). A guard child of an ordinary
+/// directory is kept in its `guards`, apart from the agent's node of the same name.
 struct Node {
   Node* parent = nullptr; ///< m_tree
   std::string name;       ///< m_tree
@@ -60,6 +69,7 @@ struct Node {
 
   uint64_t nlookup = 0;                            ///< m_table
   std::unordered_map<std::string, Node*> children; ///< m_table: known children by name
+  std::unordered_map<std::string, Node*> guards;   ///< m_table: guard children (see above)
   uint32_t child_refs = 0; ///< m_table: live children, named or detached; they keep us alive
 
   std::mutex mutex;
@@ -77,6 +87,10 @@ struct Node {
   /// them behind the view's back unnoticed (its parent's lower directory is watched, or
   /// it has none). Fixed at creation.
   bool stable = false;
+  bool guard = false; ///< the real tree's object, for the person's processes; fixed at creation
+  /// Its path is one the person's git obeys (is_git_sensitive): the kernel may cache neither
+  /// its entry nor its attributes. Set when the node is made or renamed, under m_tree.
+  std::atomic<bool> git_sensitive{false};
 
   mode_t type = 0; ///< S_IFMT bits
   /// st_ino reported to the kernel: stable across copy-up. Atomic: lookups and state
@@ -105,6 +119,9 @@ struct Entry {
 struct Invalidator {
   std::function<void(uint64_t parent, std::string_view name)> entry;
   std::function<void(uint64_t nodeid)> inode;
+  /// Attributes only (no pages): takes no lock of the kernel's but the inode's spinlock, so
+  /// a request handler may call it before it replies.
+  std::function<void(uint64_t nodeid)> attributes;
 };
 
 struct DirEntry {
@@ -156,12 +173,25 @@ public:
   uint64_t nodeid(const Node* n) const;
 
   // lookups and attributes (overlay_lookup.cpp)
-  Entry lookup(Node* parent, std::string_view name);
+  /// The entry for `name` in `parent` as `c` sees it; a miss is an Entry without a node (the
+  /// kernel caches it for `timeout`). The person's processes get guard nodes at git-sensitive
+  /// paths (overlay_git_guard.cpp).
+  Entry lookup(const Caller& c, Node* parent, std::string_view name);
   void forget(Node* n, uint64_t count);
   struct stat getattr(Node* n);
   struct stat setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
                       FileHandle* fh);
   std::string readlink(Node* n);
+
+  // the person's git never takes what the agent planted (overlay_git_guard.cpp)
+  /// Throws EACCES when one of the person's processes reaches the agent's node at a
+  /// git-sensitive path (only through something the kernel cached before the path became
+  /// sensitive, e.g. a renamed dentry). Costs an atomic load unless the node is sensitive.
+  void check_git_guard(const Caller& c, const Node* n) {
+    if (n->git_sensitive.load(std::memory_order_acquire) && !n->guard) {
+      refuse_host_on_agent_node(c, n);
+    }
+  }
 
   // namespace operations (overlay_namespace.cpp)
   Entry mkdir(const Caller& c, Node* parent, std::string_view name, mode_t mode);
@@ -247,17 +277,48 @@ private:
 
   std::string path_locked(const Node* n) const; // needs m_tree held
   Found resolve_locked(Node* parent, std::string_view name, const std::string& path);
-  Node* attach_locked(Node* parent, std::string_view name, Found&& found);
+  Node* attach_locked(Node* parent, std::string_view name, Found&& found, const std::string& path);
   Entry entry_for(Node* n);
   Entry attach_entry_locked(Node* parent, std::string_view name, const std::string& path);
   std::optional<Found> try_resolve_locked(Node* parent, std::string_view name,
                                           const std::string& path);
+  /// The node and entry for a resolved object (attaching it); needs m_tree held.
+  Entry entry_from_locked(Node* parent, std::string_view name, const std::string& path, Found&& f);
   std::optional<Identity> lower_at_locked(Node* parent, std::string_view name,
                                           const std::string& path);
   bool is_empty_view_dir(const Found& f, const std::string& path);
   std::unique_ptr<FileHandle> open_locked(const Caller& c, Node* n, int flags,
                                           const std::string* path);
   void detach_child(Node* parent, std::string_view name);
+
+  // the git guard (overlay_git_guard.cpp); callers hold m_tree
+  Entry lookup_git_locked(const Caller& c, Node* parent, std::string_view name,
+                          const std::string& path, GitExposure exposure);
+  /// The person's node for `path`: the real tree's object, found from the lower root without
+  /// following a symlink; EACCES when the real tree has none.
+  Entry guard_entry_locked(Node* parent, std::string_view name, const std::string& path);
+  /// A name inside a guard directory: the real tree's only (a miss is an Entry without node).
+  Entry guard_child_locked(Node* parent, std::string_view name);
+  Entry attach_guard_locked(Node* parent, std::string_view name, int dir_fd, const struct stat& st,
+                            const std::string& path);
+  [[noreturn]] static void refuse_guard(const std::string& path);
+  void refuse_host_on_agent_node(const Caller& c, const Node* n) const;
+  /// Refuses (EACCES) a change at `path` (an object of `type`) inside `parent` when the
+  /// parent is a guard directory, or when one of the person's processes asks for it and the
+  /// path is git-sensitive: the person does not edit the agent's planted config in place.
+  /// `with_content`: a directory renamed to `path` (it brings its insides along).
+  void check_git_change(const Caller& c, const Node* parent, const std::string& path, mode_t type,
+                        bool with_content = false);
+  /// Before a rename: EXDEV if a symlink the kernel knows would become git-sensitive (it
+  /// follows cached symlinks without asking; `mv` then copies, which we answer fresh).
+  void check_git_rename_locked(Node* parent, std::string_view name, const std::string& spath,
+                               mode_t stype, const std::string& dpath);
+  /// After a rename moved `n` to `path`: recomputes the git flags below it, and returns the
+  /// nodes that became sensitive (their cached attributes must go before the reply).
+  void update_git_flags_locked(Node* n, const std::string& path, std::vector<uint64_t>& became);
+  /// After a rename: drops the kernel's attributes of `became` now, and its moved entries soon.
+  void settle_git_rename(const std::vector<uint64_t>& became,
+                         std::vector<std::pair<uint64_t, std::string>> entries);
   void detach_locked(Node* child);
   void release_locked(Node* n); // frees n and ancestors no longer referenced
   uint64_t upper_ino(uint64_t ino) const { return m_same_dev ? ino : (ino | (1ull << 63)); }
@@ -339,6 +400,8 @@ private:
   std::atomic<uint64_t> m_next_generation{1};
   std::unique_ptr<LowerWatcher> m_watcher;
   Invalidator m_invalidator;
+  std::unique_ptr<InvalidationQueue> m_deferred; ///< entries to drop once a request replied
+  HostCallers m_hosts;
   std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
   bool m_stateless = false;
 

@@ -12,6 +12,7 @@ namespace ws::fuse {
 
 void OverlayFs::start_watching(Invalidator invalidator) {
   m_invalidator = std::move(invalidator);
+  m_deferred = std::make_unique<InvalidationQueue>(m_invalidator.entry);
   m_watcher = std::make_unique<LowerWatcher>(
       [this](const LowerWatcher::Event* events, size_t count, bool overflow) {
         on_lower_events(events, count, overflow);
@@ -23,6 +24,7 @@ void OverlayFs::start_watching(Invalidator invalidator) {
 
 void OverlayFs::stop_watching() {
   m_watcher.reset();
+  m_deferred.reset();
 }
 
 void OverlayFs::watch_locked(Node* dir) {
@@ -64,6 +66,9 @@ void OverlayFs::unwatch_locked(Node* dir) {
 }
 
 double OverlayFs::timeout_for(const Node* n, const struct stat& st) const {
+  if (n->git_sensitive.load(std::memory_order_acquire)) {
+    return 0; // who asks decides what it is (the agent's, or the real tree's): always ask
+  }
   if (!n->is_dir() && st.st_nlink > 1) {
     return 0; // another name's node may change the shared object: always ask
   }
@@ -110,6 +115,9 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
           continue;
         }
         inodes.insert(nodeid(dir)); // its listing and mtime
+        if (auto g = dir->guards.find(std::string(e.name)); g != dir->guards.end()) {
+          inodes.insert(nodeid(g->second)); // the person's view of the real object changed
+        }
         auto child = dir->children.find(std::string(e.name));
         if (child != dir->children.end()) {
           Node* c = child->second;

@@ -221,7 +221,8 @@ void OverlayFs::pin_locked(Node* n) {
   }
 }
 
-Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
+Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
+                               const std::string& path) {
   std::lock_guard table(m_table);
   auto it = parent->children.find(std::string(name));
   if (it != parent->children.end()) {
@@ -248,6 +249,7 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
   n->upper_fd = f.upper.release();
   n->lower_fd = f.lower.release();
   n->stable = parent->lower_fd.load() < 0 || parent->watch.load() >= 0;
+  n->git_sensitive = is_git_sensitive(path, n->type);
   if (n->is_dir()) {
     watch_locked(n); // before the kernel hears of it: no change inside can be missed
   }
@@ -257,16 +259,30 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f) {
   return n;
 }
 
-Entry OverlayFs::lookup(Node* parent, std::string_view name) {
-  std::shared_lock tree(m_tree);
-  std::string path = join_path(path_locked(parent), name);
-  Found f = resolve_locked(parent, name, path);
+Entry OverlayFs::entry_from_locked(Node* parent, std::string_view name, const std::string& path,
+                                   Found&& f) {
   uint64_t ino = report_ino(path, f.st, f.on_upper, f.lower.get());
   struct stat st = f.st;
-  Node* n = attach_locked(parent, name, std::move(f));
+  Node* n = attach_locked(parent, name, std::move(f), path);
   n->ino = ino;
   present(n, st);
   return {n, st, timeout_for(n, st)};
+}
+
+Entry OverlayFs::lookup(const Caller& c, Node* parent, std::string_view name) {
+  std::shared_lock tree(m_tree);
+  if (parent->guard) {
+    return guard_child_locked(parent, name);
+  }
+  std::string path = join_path(path_locked(parent), name);
+  if (GitExposure exposure = git_exposure(path); exposure != GitExposure::none) {
+    return lookup_git_locked(c, parent, name, path, exposure);
+  }
+  std::optional<Found> f = try_resolve_locked(parent, name, path);
+  if (!f) {
+    return {nullptr, {}, negative_timeout(parent)}; // the kernel remembers the miss
+  }
+  return entry_from_locked(parent, name, path, std::move(*f));
 }
 
 void OverlayFs::forget(Node* n, uint64_t count) {
@@ -283,9 +299,10 @@ void OverlayFs::release_locked(Node* n) {
   while (n && n != m_root.get() && n->nlookup == 0 && n->child_refs == 0) {
     Node* parent = n->parent;
     if (!n->unlinked) {
-      auto it = parent->children.find(n->name);
-      if (it != parent->children.end() && it->second == n) {
-        parent->children.erase(it);
+      auto& siblings = n->guard && !parent->guard ? parent->guards : parent->children;
+      auto it = siblings.find(n->name);
+      if (it != siblings.end() && it->second == n) {
+        siblings.erase(it);
       }
     }
     --parent->child_refs;
@@ -299,9 +316,11 @@ void OverlayFs::release_locked(Node* n) {
 void OverlayFs::detach_locked(Node* child) {
   if (!child->unlinked) {
     child->unlinked = true;
-    auto it = child->parent->children.find(child->name);
-    if (it != child->parent->children.end() && it->second == child) {
-      child->parent->children.erase(it);
+    Node* parent = child->parent;
+    auto& siblings = child->guard && !parent->guard ? parent->guards : parent->children;
+    auto it = siblings.find(child->name);
+    if (it != siblings.end() && it->second == child) {
+      siblings.erase(it);
     }
   }
   release_locked(child);
@@ -314,6 +333,9 @@ Entry OverlayFs::entry_for(Node* n) {
 
 void OverlayFs::present(const Node* n, struct stat& st) const {
   st.st_ino = n->ino;
+  if (n->guard) {
+    st.st_mode &= ~static_cast<mode_t>(S_IWUSR | S_IWGRP | S_IWOTH); // read-only: as it behaves
+  }
   if (n->is_dir() && n->upper_fd.load() >= 0 && n->lower_fd.load() >= 0) {
     st.st_nlink = 1;
   }

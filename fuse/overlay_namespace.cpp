@@ -27,13 +27,7 @@ std::optional<OverlayFs::Found> OverlayFs::try_resolve_locked(Node* parent, std:
 }
 
 Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const std::string& path) {
-  Found f = resolve_locked(parent, name, path);
-  uint64_t ino = report_ino(path, f.st, f.on_upper, f.lower.get());
-  struct stat st = f.st;
-  Node* n = attach_locked(parent, name, std::move(f));
-  n->ino = ino;
-  present(n, st);
-  return {n, st, timeout_for(n, st)};
+  return entry_from_locked(parent, name, path, resolve_locked(parent, name, path));
 }
 
 std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name,
@@ -116,6 +110,7 @@ void OverlayFs::pin_child_locked(Node* parent, std::string_view name) {
 Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mode_t mode) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  check_git_change(c, parent, path, S_IFDIR);
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "mkdir '" + path + "'");
   }
@@ -147,6 +142,7 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
   }
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  check_git_change(c, parent, path, mode & S_IFMT);
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "mknod '" + path + "'");
   }
@@ -166,6 +162,7 @@ Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name,
                          std::string_view target) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  check_git_change(c, parent, path, S_IFLNK);
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "symlink '" + path + "'");
   }
@@ -188,6 +185,10 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
   std::shared_lock tree(m_tree);
   std::string from = path_locked(n);
   std::string path = join_path(path_locked(newparent), newname);
+  check_git_change(c, newparent, path, n->type);
+  if (n->guard) {
+    refuse_guard(from);
+  }
   if (try_resolve_locked(newparent, newname, path)) {
     throw SystemError(EEXIST, "link '" + path + "'");
   }
@@ -224,10 +225,14 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
 void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  if (parent->guard) {
+    refuse_guard(path);
+  }
   Found f = resolve_locked(parent, name, path);
   if (S_ISDIR(f.st.st_mode)) {
     throw SystemError(EISDIR, "unlink '" + path + "'");
   }
+  check_git_change(c, parent, path, f.st.st_mode & S_IFMT);
   std::optional<Identity> lower = lower_at_locked(parent, name, path);
   PathMeta meta = m_meta.get(path).value_or(PathMeta{});
   meta.origin.reset();
@@ -254,10 +259,14 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
 void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
+  if (parent->guard) {
+    refuse_guard(path);
+  }
   Found f = resolve_locked(parent, name, path);
   if (!S_ISDIR(f.st.st_mode)) {
     throw SystemError(ENOTDIR, "rmdir '" + path + "'");
   }
+  check_git_change(c, parent, path, S_IFDIR);
   if (!is_empty_view_dir(f, path)) {
     throw SystemError(ENOTEMPTY, "rmdir '" + path + "'");
   }
@@ -293,6 +302,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   std::unique_lock tree(m_tree);
   std::string spath = join_path(path_locked(parent), name);
   std::string dpath = join_path(path_locked(newparent), newname);
+  if (parent->guard || newparent->guard) {
+    refuse_guard(parent->guard ? spath : dpath);
+  }
   Found sf = resolve_locked(parent, name, spath);
   std::optional<Found> df = try_resolve_locked(newparent, newname, dpath);
   if ((flags & RENAME_NOREPLACE) && df) {
@@ -313,6 +325,16 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   }
   bool sdir = S_ISDIR(sf.st.st_mode);
   bool ddir = df && S_ISDIR(df->st.st_mode);
+  mode_t stype = sf.st.st_mode & S_IFMT;
+  mode_t dtype = df ? df->st.st_mode & S_IFMT : 0;
+  check_git_change(c, parent, spath, stype);
+  check_git_change(c, newparent, dpath, stype, true);
+  check_git_rename_locked(parent, name, spath, stype, dpath);
+  if (exchange) {
+    check_git_change(c, parent, spath, dtype, true);
+    check_git_change(c, newparent, dpath, dtype);
+    check_git_rename_locked(newparent, newname, dpath, dtype, spath);
+  }
   if (df && !exchange) {
     if (sdir && !ddir) {
       throw SystemError(ENOTDIR, "rename over '" + dpath + "'");
@@ -328,8 +350,8 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   std::optional<Identity> dlower = lower_at_locked(newparent, newname, dpath);
 
   // Nodes for both names (the kernel knows them; attach takes a reference we drop below).
-  Node* snode = attach_locked(parent, name, std::move(sf));
-  Node* dnode = df ? attach_locked(newparent, newname, std::move(*df)) : nullptr;
+  Node* snode = attach_locked(parent, name, std::move(sf), spath);
+  Node* dnode = df ? attach_locked(newparent, newname, std::move(*df), dpath) : nullptr;
   struct Unref {
     OverlayFs* fs;
     Node* n;
@@ -436,6 +458,17 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
     }
   }
   record(c, exchange ? "exchange" : "rename", spath, dpath);
+  // Moved names may have become ones the person's git obeys (git's own lock-and-rename of
+  // its config does that).
+  std::vector<uint64_t> became;
+  update_git_flags_locked(snode, dpath, became);
+  std::vector<std::pair<uint64_t, std::string>> moved{{nodeid(newparent), dn}};
+  if (exchange) {
+    update_git_flags_locked(dnode, spath, became);
+    moved.emplace_back(nodeid(parent), sn);
+  }
+  tree.unlock();
+  settle_git_rename(became, std::move(moved));
 }
 
 } // namespace ws::fuse

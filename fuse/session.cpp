@@ -70,6 +70,7 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
         fuse_lowlevel_notify_inval_entry(se, parent, name.data(), name.size());
       },
       [se](uint64_t nodeid) { fuse_lowlevel_notify_inval_inode(se, nodeid, 0, 0); },
+      [se](uint64_t nodeid) { fuse_lowlevel_notify_inval_inode(se, nodeid, -1, 0); },
   });
 }
 

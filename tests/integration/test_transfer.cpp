@@ -27,13 +27,19 @@ std::string git_config_get(const TestRepo& repo, const std::string& key) {
   return sh("git config --get " + key, repo.path()).out;
 }
 
+/// `script` run as the agent: confined by `ws run`. (The person's own processes may not
+/// write what git obeys in .git, docs/filesystem.md.)
+Run agent(const MountedWorkspace& w, const std::string& script) {
+  return w.ws("run -- sh -c " + q(script));
+}
+
 } // namespace
 
 TEST_CASE("transfer: a planted .git/hooks/pre-commit is blocked and never lands") {
   TestRepo repo;
   MountedWorkspace w(repo);
-  REQUIRE(w.in_view("printf '#!/bin/sh\\ntouch /tmp/ws-pwned\\n' > .git/hooks/pre-commit && "
-                    "chmod +x .git/hooks/pre-commit && echo more >> README.md")
+  REQUIRE(agent(w, "printf '#!/bin/sh\\ntouch /tmp/ws-pwned\\n' > .git/hooks/pre-commit && "
+                   "chmod +x .git/hooks/pre-commit && echo more >> README.md")
               .status == 0);
   CHECK(verdict_of(w, ".git/hooks/pre-commit") ==
         "blocked: never transferred: inside .git/ (hooks, config)");
@@ -56,11 +62,11 @@ TEST_CASE("transfer: a planted .git/hooks/pre-commit is blocked and never lands"
 TEST_CASE("transfer: core.hooksPath set in the agent's .git/config is blocked") {
   TestRepo repo;
   MountedWorkspace w(repo);
-  REQUIRE(w.in_view("git config core.hooksPath .githooks && mkdir .githooks && "
-                    "printf '#!/bin/sh\\nexit 0\\n' > .githooks/pre-commit && "
-                    "chmod +x .githooks/pre-commit")
+  REQUIRE(agent(w, "git config core.hooksPath .githooks && mkdir .githooks && "
+                   "printf '#!/bin/sh\\nexit 0\\n' > .githooks/pre-commit && "
+                   "chmod +x .githooks/pre-commit")
               .status == 0);
-  REQUIRE(w.in_view("git config --get core.hooksPath").out == ".githooks\n");
+  REQUIRE(agent(w, "git config --get core.hooksPath").out == ".githooks\n");
   CHECK(verdict_of(w, ".git/config") == "blocked: never transferred: inside .git/ (hooks, config)");
   // A new executable in a hook directory: withheld (precedence), not merely flagged.
   CHECK(verdict_of(w, ".githooks/pre-commit") == "withheld: new executable");
@@ -76,8 +82,8 @@ TEST_CASE("transfer: core.fsmonitor set in the agent's .git/config is blocked") 
   TestRepo repo;
   MountedWorkspace w(repo);
   fs::path marker = repo.path().parent_path() / "fsmonitor-ran";
-  REQUIRE(w.in_view("git config core.fsmonitor " + q("touch " + marker.string()) +
-                    " && echo more >> src/util.h")
+  REQUIRE(agent(w, "git config core.fsmonitor " + q("touch " + marker.string()) +
+                       " && echo more >> src/util.h")
               .status == 0);
   CHECK(verdict_of(w, ".git/config") == "blocked: never transferred: inside .git/ (hooks, config)");
   CHECK(verdict_of(w, "src/util.h") == "transfer");
@@ -337,10 +343,10 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
   repo.write("lib/mod.py", "x = 1\n");
   repo.commit_all();
   MountedWorkspace w(repo);
-  REQUIRE(w.in_view("echo more >> README.md && rm src/util.h && rm lib/__pycache__/*.pyc && "
-                    "echo all: > Makefile && echo b > lib/mod.pyc && ln -s /etc/shadow shadow && "
-                    "mkdir -p .git/hooks && echo x > .git/hooks/post-checkout && "
-                    "mv docs/guide/intro.txt docs/intro.txt")
+  REQUIRE(agent(w, "echo more >> README.md && rm src/util.h && rm lib/__pycache__/*.pyc && "
+                   "echo all: > Makefile && echo b > lib/mod.pyc && ln -s /etc/shadow shadow && "
+                   "mkdir -p .git/hooks && echo x > .git/hooks/post-checkout && "
+                   "mv docs/guide/intro.txt docs/intro.txt")
               .status == 0);
   CHECK(w.ws("status").out ==
         "A .git/hooks/post-checkout  (BLOCKED: inside .git/ (hooks, config))\n"
