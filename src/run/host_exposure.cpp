@@ -45,6 +45,10 @@ constexpr const char* k_home_toolchains[] = {
     ".npm-global/lib",
 };
 
+/// Version managers whose shims (DIR/shims or DIR/bin in PATH) run the manager itself.
+constexpr const char* k_version_managers[] = {".pyenv", ".rbenv", ".nodenv", ".goenv",
+                                              ".asdf",  ".volta", ".nvm",    ".plenv"};
+
 /// Host secrets outside any home, readable by root.
 constexpr const char* k_host_secrets[] = {
     "/etc/shadow",
@@ -131,14 +135,25 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
       expose(real_home / t);
     }
   }
-  // PATH directories the private dirs would hide (the person's tools stay usable).
+  // PATH directories the private dirs would hide (the person's tools stay usable); a version
+  // manager's shims need the manager itself (~/.pyenv/shims runs ~/.pyenv/libexec/pyenv).
   if (const char* path = std::getenv("PATH")) {
     std::istringstream dirs(path);
     std::string dir;
     while (std::getline(dirs, dir, ':')) {
-      if (!dir.empty() && dir[0] == '/') {
-        expose(fs::weakly_canonical(dir, ec));
+      if (dir.empty() || dir[0] != '/') {
+        continue;
       }
+      fs::path d = fs::weakly_canonical(dir, ec);
+      fs::path root = d.parent_path();
+      if (d.filename() == "shims" || d.filename() == "bin") {
+        for (const char* manager : k_version_managers) {
+          if (root.filename() == manager) {
+            d = root;
+          }
+        }
+      }
+      expose(d);
     }
   }
   // The agent's own program, and the package it belongs to (npm installs keep their files

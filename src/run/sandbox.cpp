@@ -49,7 +49,7 @@ fs::path resolv_conf_target() {
 } // namespace
 
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
-                                       int seccomp_fd, int info_fd, int block_fd, int resolv_fd,
+                                       int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
                                        bool probe) {
   std::vector<std::string> a{bwrap};
   auto add = [&](std::initializer_list<std::string> args) { a.insert(a.end(), args); };
@@ -121,9 +121,6 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (info_fd >= 0) {
     add({"--info-fd", std::to_string(info_fd)});
   }
-  if (block_fd >= 0) {
-    add({"--block-fd", std::to_string(block_fd)});
-  }
   add({"--chdir", spec.cwd.string(), "--seccomp", std::to_string(seccomp_fd), "--"});
   if (probe) {
     a.emplace_back("/bin/true");
@@ -132,6 +129,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   add({init_mount(spec).string(), "__exec"});
   if (spec.max_procs > 0) {
     add({"--max-procs", std::to_string(spec.max_procs)});
+  }
+  if (sync.go >= 0 && sync.ready >= 0) {
+    add({"--sync", std::to_string(sync.go) + "," + std::to_string(sync.ready)});
   }
   a.emplace_back("--");
   a.insert(a.end(), spec.command.begin(), spec.command.end());
@@ -216,7 +216,7 @@ void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd,
     return; // cannot capture bwrap's words; the real run will still fail closed
   }
   ::unlink(name);
-  std::vector<std::string> argv = bwrap_command(bwrap, spec, seccomp_fd, -1, -1, -1, true);
+  std::vector<std::string> argv = bwrap_command(bwrap, spec, seccomp_fd, -1, {}, -1, true);
   std::vector<char*> args = c_args(argv);
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -288,19 +288,26 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   probe(bwrap, spec, filter.get(), spec.probe_cache);
 
   std::optional<TerminalRelay> relay = TerminalRelay::open_if_terminal();
-  int info[2], block[2];
-  if (::pipe2(info, O_CLOEXEC) != 0 || ::pipe2(block, O_CLOEXEC) != 0) {
+  // Writes to a pipe whose reader died must fail with EPIPE here, not kill ws run.
+  ::signal(SIGPIPE, SIG_IGN);
+  // info: bwrap's --info-fd. ready: the sandbox's pid 1 says it runs (bwrap has finished
+  // building everything). go: ws run lets it start the agent (network up, session recorded).
+  int info[2], ready[2], go[2];
+  if (::pipe2(info, O_CLOEXEC) != 0 || ::pipe2(ready, O_CLOEXEC) != 0 ||
+      ::pipe2(go, O_CLOEXEC) != 0) {
     throw Error(std::string("cannot start the agent: pipe: ") + std::strerror(errno));
   }
   fuse::UniqueFd info_read(info[0]), info_write(info[1]);
-  fuse::UniqueFd block_read(block[0]), block_write(block[1]);
+  fuse::UniqueFd ready_read(ready[0]), ready_write(ready[1]);
+  fuse::UniqueFd go_read(go[0]), go_write(go[1]);
   fuse::UniqueFd resolv;
   if (spec.network) {
     resolv = data_fd("ws-resolv", UserNetwork::k_resolv_conf);
   }
   ProcessLimit limit(spec.max_procs);
-  std::vector<std::string> argv = bwrap_command(bwrap, spec, filter.get(), info_write.get(),
-                                                block_read.get(), resolv ? resolv.get() : -1);
+  std::vector<std::string> argv =
+      bwrap_command(bwrap, spec, filter.get(), info_write.get(), {go_read.get(), ready_write.get()},
+                    resolv ? resolv.get() : -1);
   std::vector<char*> args = c_args(argv);
 
   sigset_t handled = supervised_signals(), original;
@@ -330,7 +337,8 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
         }
       }
     }
-    for (int fd : {filter.get(), info_write.get(), block_read.get(), resolv ? resolv.get() : -1}) {
+    for (int fd : {filter.get(), info_write.get(), go_read.get(), ready_write.get(),
+                   resolv ? resolv.get() : -1}) {
       if (fd >= 0) {
         ::fcntl(fd, F_SETFD, 0);
       }
@@ -340,12 +348,13 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
     ::_exit(127);
   }
   info_write.reset();
-  block_read.reset();
+  go_read.reset();
+  ready_write.reset();
   if (relay) {
     relay->close_slave();
   }
   // Never lets the agent start: pid 1 first (the whole pid namespace dies with it), then
-  // bwrap, and only then may the block pipe close.
+  // bwrap, and only then may the go pipe close (pid 1 starts nothing on EOF either).
   pid_t child = 0;
   auto kill_sandbox = [&] {
     if (child > 0) {
@@ -362,6 +371,16 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
                     std::to_string(status_code(status)) + ")",
                 "run unconfined on purpose with 'ws run --no-confine'");
   }
+  // pid 1 runs once bwrap has built everything (mounts, loopback): nothing of bwrap's
+  // set-up races the network stack attaching to the namespace.
+  pollfd rp{ready_read.get(), POLLIN, 0};
+  char r = 0;
+  if (::poll(&rp, 1, 10000) <= 0 || ::read(ready_read.get(), &r, 1) != 1) {
+    kill_sandbox();
+    throw Error("cannot confine the agent: bubblewrap could not build the sandbox (see its "
+                "message above)",
+                "run unconfined on purpose with 'ws run --no-confine'");
+  }
   std::optional<UserNetwork> net;
   try {
     if (spec.network) {
@@ -374,11 +393,11 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
     kill_sandbox();
     throw;
   }
-  if (::write(block_write.get(), "1", 1) != 1) {
+  if (::write(go_write.get(), "g", 1) != 1) {
     kill_sandbox();
     throw Error(std::string("cannot start the agent: ") + std::strerror(errno));
   }
-  block_write.reset();
+  go_write.reset();
   if (relay) {
     relay->enter_raw();
   }
@@ -410,12 +429,12 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
           std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
       timeout = left > 0 ? static_cast<int>(left) : 0;
     }
-    int ready = ::poll(fds, n, timeout);
+    int polled = ::poll(fds, n, timeout);
     if (kill_armed && Clock::now() >= kill_at) {
       ::kill(child, SIGKILL); // pid 1: the whole pid namespace goes with it
       kill_armed = false;
     }
-    if (ready <= 0) {
+    if (polled <= 0) {
       continue;
     }
     for (nfds_t i = 1; i < n; ++i) {

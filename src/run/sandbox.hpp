@@ -35,11 +35,18 @@ struct SandboxSpec {
 /// every process of the session lives in that process's pid namespace.
 using OnStarted = std::function<void(pid_t)>;
 
+/// The pipe ends the sandbox's pid 1 syncs with ws run on (sandbox_init.hpp): it writes a
+/// byte to `ready` once it runs, then waits for one on `go` before it starts the agent.
+struct SyncFds {
+  int go = -1;
+  int ready = -1;
+};
+
 /// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program (seccomp_filter.hpp);
-/// `info_fd`, `block_fd` and `resolv_fd` are bwrap's --info-fd, --block-fd and the data of
-/// the sandbox's resolv.conf (-1: none). `probe`: /bin/true instead of the agent, no pid 1.
+/// `info_fd` is bwrap's --info-fd, `resolv_fd` the data of the sandbox's resolv.conf (-1:
+/// none). `probe`: /bin/true instead of the agent, no pid 1.
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
-                                       int seccomp_fd, int info_fd, int block_fd, int resolv_fd,
+                                       int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
                                        bool probe = false);
 
 /// Runs `spec` confined and returns its exit status (128+N when killed by signal N). Fails

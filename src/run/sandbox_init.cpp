@@ -65,9 +65,12 @@ int status_code(int status) {
 int run_sandbox_init(int argc, char** argv) {
   int i = 2;
   long max_procs = 0;
+  int go = -1, ready = -1;
   for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
     if (std::string_view(argv[i]) == "--max-procs" && i + 1 < argc) {
       max_procs = std::atol(argv[++i]);
+    } else if (std::string_view(argv[i]) == "--sync" && i + 1 < argc) {
+      std::sscanf(argv[++i], "%d,%d", &go, &ready);
     }
   }
   if (i + 1 >= argc) {
@@ -87,6 +90,17 @@ int run_sandbox_init(int argc, char** argv) {
     // Counted per user namespace (Linux 5.14+): only the sandbox's own processes count.
     rlimit lim{static_cast<rlim_t>(max_procs), static_cast<rlim_t>(max_procs)};
     ::setrlimit(RLIMIT_NPROC, &lim);
+  }
+
+  if (go >= 0 && ready >= 0) {
+    // Tell ws run the sandbox is built, then wait for its word: it brings the network up
+    // and records the session first. No word (ws run gave up): the agent never starts.
+    char c = 'r';
+    if (::write(ready, &c, 1) != 1 || ::read(go, &c, 1) != 1) {
+      return 126;
+    }
+    ::close(go);
+    ::close(ready);
   }
 
   sigset_t handled, original;

@@ -2,10 +2,12 @@
 
 namespace ws {
 
-/// `ws __exec [--max-procs N] -- COMMAND...`: the first process (pid 1) of a `ws run`
-/// sandbox, run by bwrap with --as-pid-1. It
+/// `ws __exec [--max-procs N] [--sync GO,READY] -- COMMAND...`: the first process (pid 1) of a `ws
+/// run` sandbox, run by bwrap with --as-pid-1. It
 ///  - cannot be ptraced or stopped by the agent (not dumpable; as the namespace's init it
 ///    ignores every signal the agent may send it);
+///  - tells ws run it runs (a byte on READY) and starts the agent only on ws run's word (a
+///    byte on GO), so the network and the session record exist before the agent does;
 ///  - scopes the sandbox with Landlock (no abstract unix socket or signal outside);
 ///  - starts the agent in a session of its own, on the terminal it was given (the pty of
 ///    `ws run`) as its controlling terminal, with fds 0, 1, 2 and nothing else, every signal

@@ -175,7 +175,8 @@ void check_config_and_hooks(const std::string& user) {
   CHECK(!p.marker("hook"));
 
   // The person cannot edit the agent's planted files in place either.
-  Run write = p.host("python3 -c \"with open('.git/config', 'a') as f: f.write('[core]')\"");
+  Run write =
+      p.host("/usr/bin/python3 -c \"with open('.git/config', 'a') as f: f.write('[core]')\"");
   CHECK(write.status != 0);
   CHECK_MESSAGE(write.err.find("PermissionError") != npos, write.err);
   Run config = p.host("git config user.name someone");
@@ -286,7 +287,7 @@ TEST_CASE("git guard: a config renamed into place is never served to the person"
   fs::path done = flag.path() / "done";
   sh("printf no > " + q(done.string()));
   auto reader = std::async(std::launch::async, [&] {
-    return p.host("python3 -c " + q(k_reader) + " " + q(done.string()));
+    return p.host("/usr/bin/python3 -c " + q(k_reader) + " " + q(done.string()));
   });
   Run a = agent.get();
   sh("printf done > " + q(done.string()));
@@ -299,10 +300,10 @@ TEST_CASE("git guard: a config renamed into place is never served to the person"
   CHECK(p.agent("git config core.fsmonitor").out == "evil\n");
 }
 
-TEST_CASE("git guard: a symlink cannot be renamed into .git; the person sees the real tree") {
+TEST_CASE("git guard: a symlink cannot be renamed into .git - the person sees the real tree") {
   Person p("");
   Run r = p.agent("mkdir -p evilmod && ln -s ../evilmod .git/ln && "
-                  "python3 -c \"import os; os.symlink('../evilmod', 'l'); os.rename('l', "
+                  "/usr/bin/python3 -c \"import os; os.symlink('../evilmod', 'l'); os.rename('l', "
                   "'.git/modules')\" 2>&1 | tail -1; if [ -L l ]; then mv l .git/modules; fi; "
                   "readlink .git/modules");
   INFO(r.out << r.err);

@@ -145,7 +145,7 @@ TEST_CASE("bwrap_command: namespaces always, the view last, state hidden after w
   spec.command = {"agent", "--flag"};
   spec.init = "/usr/bin/ws";
   spec.env = {{"PATH", "/usr/bin"}};
-  std::vector<std::string> a = bwrap_command("/usr/bin/bwrap", spec, 3, 4, 5, -1);
+  std::vector<std::string> a = bwrap_command("/usr/bin/bwrap", spec, 3, 4, {5, 6}, -1);
   for (const char* flag : {"--unshare-user", "--unshare-net", "--unshare-pid", "--disable-userns",
                            "--new-session", "--as-pid-1", "--clearenv", "--die-with-parent"}) {
     CHECK_MESSAGE(index_of(a, {flag}) >= 0, flag);
@@ -163,10 +163,11 @@ TEST_CASE("bwrap_command: namespaces always, the view last, state hidden after w
   CHECK(index_of(a, {"--ro-bind", "/dev/null", "/home/u/project/x.sock"}) < 0);      // the view
   // The agent runs under ws's own pid 1, its command verbatim after "--".
   CHECK(index_of(a, {"/run/ws/init", "__exec"}) >= 0);
+  CHECK(index_of(a, {"--sync", "5,6"}) >= 0);
   CHECK(std::vector<std::string>(a.end() - 3, a.end()) ==
         std::vector<std::string>{"--", "agent", "--flag"});
   // The probe runs /bin/true the same way, without ws's pid 1.
-  std::vector<std::string> p = bwrap_command("/usr/bin/bwrap", spec, 3, -1, -1, -1, true);
+  std::vector<std::string> p = bwrap_command("/usr/bin/bwrap", spec, 3, -1, {}, -1, true);
   CHECK(p.back() == "/bin/true");
   CHECK(index_of(p, {"--as-pid-1"}) < 0);
 }
