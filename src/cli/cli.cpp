@@ -165,8 +165,12 @@ int run_cli(int argc, char** argv) {
   // Everything from the agent's name on is the agent's, options included.
   c_run->prefix_command();
   c_run->allow_extras();
-  c_run->footer("COMMAND [ARGS...]  the agent and its arguments; put '--' before it when its "
-                "options could be taken for ws's: ws run [OPTIONS] -- COMMAND [ARGS...]");
+  c_shell->footer("Usage: ws [-C DIR] [-w NAME] shell [OPTIONS]\n\nAn interactive $SHELL in the "
+                  "sandbox of ws run; for one COMMAND: ws run [OPTIONS] -- COMMAND [ARGS...]");
+  c_run->footer("Usage: ws [-C DIR] [-w NAME] run [OPTIONS] [--] COMMAND [ARGS...]\n\n"
+                "COMMAND [ARGS...]  the agent and its arguments; put '--' before it when its "
+                "options could be taken for ws's.\n-w NAME and -C DIR may stand anywhere before "
+                "COMMAND. The sandbox and its threat model: docs/run.md.");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
