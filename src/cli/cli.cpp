@@ -167,7 +167,7 @@ int run_cli(int argc, char** argv) {
   c_run->allow_extras();
   c_shell->footer("Usage: ws [-C DIR] [-w NAME] shell [OPTIONS]\n\nAn interactive $SHELL in the "
                   "sandbox of ws run; for one COMMAND: ws run [OPTIONS] -- COMMAND [ARGS...]");
-  c_run->footer("Usage: ws [-C DIR] [-w NAME] run [OPTIONS] [--] COMMAND [ARGS...]\n\n"
+  c_run->footer("Usage: ws [-C DIR] [-w NAME] run [OPTIONS] -- COMMAND [ARGS...]\n\n"
                 "COMMAND [ARGS...]  the agent and its arguments; put '--' before it when its "
                 "options could be taken for ws's.\n-w NAME and -C DIR may stand anywhere before "
                 "COMMAND. The sandbox and its threat model: docs/run.md.");
