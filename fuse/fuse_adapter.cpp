@@ -286,8 +286,12 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
     if (!fh_of(fi)) {
       Node* n = checked_node(req, ino);
       UniqueFd fd = fs.open_for_write(n);
-      fuse_bufvec out = fd_buffer(fuse_buf_size(in), fd.get(), off);
+      size_t size = fuse_buf_size(in);
+      AllocationWatch room = AllocationWatch::for_write(fs.disk(), fd.get(),
+                                                        static_cast<uint64_t>(off), size, "write");
+      fuse_bufvec out = fd_buffer(size, fd.get(), off);
       ssize_t written = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
+      room.finish(); // before the reply (see finish)
       if (written < 0) {
         fuse_reply_err(req, static_cast<int>(-written));
         return;
@@ -297,8 +301,12 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
       return;
     }
     FileHandle& fh = *fh_of(fi);
-    fuse_bufvec out = fd_buffer(fuse_buf_size(in), fh.fd.get(), off);
+    size_t size = fuse_buf_size(in);
+    AllocationWatch room = AllocationWatch::for_write(fs.disk(), fh.fd.get(),
+                                                      static_cast<uint64_t>(off), size, "write");
+    fuse_bufvec out = fd_buffer(size, fh.fd.get(), off);
     ssize_t n = fuse_buf_copy(&out, in, static_cast<fuse_buf_copy_flags>(0));
+    room.finish();
     if (n < 0) {
       fuse_reply_err(req, static_cast<int>(-n));
       return;

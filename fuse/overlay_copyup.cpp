@@ -145,10 +145,13 @@ Identity OverlayFs::save_base(int lower_dir, const std::string& name, const std:
   bool unchanged = ::fstat(src.get(), &after) == 0 && after.st_size == st.st_size &&
                    mtime_ns(after) == mtime_ns(st) && mtime_ns(st) == id.mtime_ns;
   std::string hex = hash.hex();
-  if (unchanged && ::faccessat(m_bases.get(), hex.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
-      ::renameat(m_work.get(), tmp.c_str(), m_bases.get(), hex.c_str()) != 0) {
-    ::unlinkat(m_work.get(), tmp.c_str(), 0);
-    throw_errno("save base", path);
+  if (unchanged && ::faccessat(m_bases.get(), hex.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+    int64_t size = allocated_bytes(dst.get());
+    if (::renameat(m_work.get(), tmp.c_str(), m_bases.get(), hex.c_str()) != 0) {
+      ::unlinkat(m_work.get(), tmp.c_str(), 0);
+      throw_errno("save base", path);
+    }
+    m_disk.add(std::max<int64_t>(size, 0)); // counted, not refused: it keeps a rename working
   }
   ::unlinkat(m_work.get(), tmp.c_str(), 0); // already there, or renamed away
   if (unchanged) {
@@ -162,6 +165,12 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
   Identity id = lower_identity(st);
   std::string tmp = "c" + std::to_string(m_tmp_counter.fetch_add(1));
   struct timespec times[2] = {st.st_atim, st.st_mtim};
+  // Holes are kept, so the copy takes what the real file takes; its base as much again.
+  int64_t blocks = static_cast<int64_t>(st.st_blocks) * 512;
+  bool with_base = S_ISREG(st.st_mode) && st.st_size <= k_base_content_limit;
+  DiskUsage::Reservation room =
+      m_disk.reserve(static_cast<uint64_t>(with_base ? 2 * blocks : blocks), "copy-up");
+  int64_t taken = 0;
   try {
     switch (st.st_mode & S_IFMT) {
     case S_IFREG: {
@@ -196,6 +205,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
             }
             left -= n;
           }
+          taken += allocated_bytes(b.get());
           if (::renameat(m_work.get(), btmp.c_str(), m_bases.get(), base.c_str()) != 0) {
             throw_errno("copy-up: save base", path);
           }
@@ -212,6 +222,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
       }
       copy_user_xattrs(proc_fd_path(src.get()), proc_fd_path(dst.get()));
       ::futimens(dst.get(), times);
+      taken += std::max<int64_t>(allocated_bytes(dst.get()), 0);
       break;
     }
     case S_IFLNK: {
@@ -229,6 +240,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
         (void)::fchownat(m_work.get(), tmp.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
       }
       ::utimensat(m_work.get(), tmp.c_str(), times, AT_SYMLINK_NOFOLLOW);
+      taken += upper_allocated(m_work.get(), tmp);
       break;
     }
     case S_IFIFO:
@@ -257,8 +269,9 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
     }
   } catch (...) {
     ::unlinkat(m_work.get(), tmp.c_str(), 0);
-    throw;
+    throw; // the reservation goes back (a base saved meanwhile stays uncounted until measured)
   }
+  room.settle(taken);
   return id;
 }
 
@@ -283,8 +296,15 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
     throw_errno("copy-up: stat", path);
   }
   int pu = dir->parent->upper_fd.load();
-  if (::mkdirat(pu, dir->name.c_str(), (st.st_mode & 07777) | S_IRWXU) != 0 && errno != EEXIST) {
-    throw_errno("copy-up: mkdir", path);
+  m_disk.wait_counted();
+  // Not refused at the disk limit: removing a real-tree file copies its directory up, and
+  // removing must work at the limit. (Counted, though.)
+  if (::mkdirat(pu, dir->name.c_str(), (st.st_mode & 07777) | S_IRWXU) != 0) {
+    if (errno != EEXIST) {
+      throw_errno("copy-up: mkdir", path);
+    }
+  } else {
+    m_disk.add(upper_allocated(pu, dir->name));
   }
   UniqueFd fd(::openat(pu, dir->name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
   if (!fd) {
@@ -418,6 +438,7 @@ void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string
         if (::mkdirat(upper_dir, name.c_str(), (st.st_mode & 07777) | S_IRWXU) != 0) {
           throw_errno("copy-up: mkdir", child);
         }
+        m_disk.add(upper_allocated(upper_dir, name));
         if (m_root_daemon) {
           (void)::fchownat(upper_dir, name.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
         }
@@ -451,6 +472,7 @@ void OverlayFs::copy_up_tree(Node* dir) {
   if (dir->guard) {
     refuse_guard(dir->name);
   }
+  m_disk.wait_counted();
   ensure_upper_dir(dir);
   if (dir->lower_fd.load() < 0) {
     return;

@@ -68,6 +68,7 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
       throw;
     }
   }
+  m_disk.require(4096, "create"); // as for any new name (overlay_namespace.cpp)
   ensure_upper_dir(parent);
   int pu = parent->upper_fd.load();
   std::string n(name);
@@ -119,7 +120,10 @@ void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, of
     std::shared_lock tree(m_tree);
     path = path_locked(n);
   }
-  if (::fallocate(fh ? fh->fd.get() : own.get(), mode, offset, length) != 0) {
+  int fd = fh ? fh->fd.get() : own.get();
+  bool frees = mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE);
+  AllocationWatch watch(m_disk, fd, frees ? 0 : static_cast<uint64_t>(length), "fallocate");
+  if (::fallocate(fd, mode, offset, length) != 0) {
     throw_errno("fallocate", path);
   }
   record(c, "fallocate", path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
@@ -155,6 +159,8 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
            std::to_string(static_cast<int>(uid)) + ":" + std::to_string(static_cast<int>(gid)));
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
+    // Growing leaves a hole (nothing allocated); shrinking frees: measured either way.
+    AllocationWatch watch(m_disk, fd, 0, "truncate");
     int rc = (fh && fh->on_upper) ? ::ftruncate(fh->fd.get(), attr.st_size)
                                   : ::truncate(proc.c_str(), attr.st_size);
     if (rc != 0) {

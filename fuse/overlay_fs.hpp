@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fuse/disk_usage.hpp"
 #include "fuse/git_paths.hpp"
 #include "fuse/host_callers.hpp"
 #include "fuse/invalidation_queue.hpp"
@@ -22,6 +23,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -264,6 +266,8 @@ public:
 
   JournalWriter& journal() { return m_journal; }
   MetaStore& meta() { return m_meta; }
+  /// The agent's share of the disk and its limit (docs/filesystem.md, "Disk limit").
+  DiskUsage& disk() { return m_disk; }
 
 private:
   /// A name resolved in a directory. Directories come with O_PATH fds on their upper
@@ -276,6 +280,11 @@ private:
   };
 
   std::string path_locked(const Node* n) const; // needs m_tree held
+  /// Walks upper/ and bases/ for the bytes they hold (after state edits, under the exclusive
+  /// m_tree; the first count, at start, runs on m_counter).
+  void measure_disk();
+  /// The allocated bytes of the upper object `name` in `dir_fd` (0 if none).
+  static int64_t upper_allocated(int dir_fd, const std::string& name);
   Found resolve_locked(Node* parent, std::string_view name, const std::string& path);
   Node* attach_locked(Node* parent, std::string_view name, Found&& found, const std::string& path);
   Entry entry_for(Node* n);
@@ -391,6 +400,7 @@ private:
 
   MetaStore m_meta;
   JournalWriter m_journal;
+  DiskUsage m_disk;
   ProcessNames m_process_names;
 
   mutable std::shared_mutex m_tree;
@@ -419,6 +429,7 @@ private:
   /// Journals `n`'s pending writes now, under the name they were written to (before a rename).
   void flush_pending_of(const Node* n);
   std::atomic<uint64_t> m_tmp_counter{0};
+  std::thread m_counter; ///< the first count of m_disk; joined by the destructor
 };
 
 /// "/proc/self/fd/N": reopens an O_PATH fd with real access modes.

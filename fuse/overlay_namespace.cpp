@@ -14,6 +14,12 @@
 
 namespace ws::fuse {
 
+namespace {
+/// Room a new name needs below the disk limit: a file may be empty, but a directory or a long
+/// symlink takes a block, and a workspace at its limit makes nothing new.
+constexpr uint64_t k_entry_room = 4096;
+} // namespace
+
 std::optional<OverlayFs::Found> OverlayFs::try_resolve_locked(Node* parent, std::string_view name,
                                                               const std::string& path) {
   try {
@@ -114,12 +120,14 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "mkdir '" + path + "'");
   }
+  m_disk.require(k_entry_room, "mkdir");
   ensure_upper_dir(parent);
   int pu = parent->upper_fd.load();
   std::string n(name);
   if (::mkdirat(pu, n.c_str(), mode & 07777) != 0) {
     throw_errno("mkdir", path);
   }
+  m_disk.add(upper_allocated(pu, n));
   set_owner(pu, n.c_str(), c, parent);
   if (parent->lower_fd.load() >= 0) {
     // A new directory is the agent's own: it never merges a lower one that appears later
@@ -146,12 +154,14 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "mknod '" + path + "'");
   }
+  m_disk.require(k_entry_room, "mknod");
   ensure_upper_dir(parent);
   int pu = parent->upper_fd.load();
   std::string n(name);
   if (::mknodat(pu, n.c_str(), mode, rdev) != 0) {
     throw_errno("mknod", path);
   }
+  m_disk.add(upper_allocated(pu, n));
   set_owner(pu, n.c_str(), c, parent);
   note_created_locked(parent, path);
   record(c, S_ISFIFO(mode) ? "mkfifo" : (S_ISSOCK(mode) ? "mksock" : "create"), path);
@@ -166,12 +176,14 @@ Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name,
   if (try_resolve_locked(parent, name, path)) {
     throw SystemError(EEXIST, "symlink '" + path + "'");
   }
+  m_disk.require(k_entry_room, "symlink");
   ensure_upper_dir(parent);
   int pu = parent->upper_fd.load();
   std::string n(name);
   if (::symlinkat(std::string(target).c_str(), pu, n.c_str()) != 0) {
     throw_errno("symlink", path);
   }
+  m_disk.add(upper_allocated(pu, n));
   set_owner(pu, n.c_str(), c, parent);
   note_created_locked(parent, path);
   record(c, "symlink", path, std::string(target));
@@ -223,6 +235,7 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
 }
 
 void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
+  m_disk.wait_counted(); // what it frees is counted once the first count is in
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
   if (parent->guard) {
@@ -246,9 +259,11 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
   // Metadata before the upper unlink: a crash leaves the file hidden, not resurrected.
   m_meta.put(path, meta);
   pin_child_locked(parent, name);
+  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.load(), std::string(name)) : 0;
   if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
     throw_errno("unlink", path);
   }
+  m_disk.add(-freed); // an open file keeps its blocks a little longer: counted freed now
   if (!f.on_upper) {
     touch_parent_locked(parent);
   }
@@ -257,6 +272,7 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
 }
 
 void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
+  m_disk.wait_counted();
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
   if (parent->guard) {
@@ -282,10 +298,12 @@ void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
     meta.whiteout = true;
   }
   m_meta.put(path, meta);
+  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.load(), std::string(name)) : 0;
   if (f.on_upper &&
       ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
     throw_errno("rmdir", path);
   }
+  m_disk.add(-freed);
   if (!f.on_upper) {
     touch_parent_locked(parent);
   }
@@ -299,6 +317,7 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
     throw SystemError(EINVAL, "rename: unsupported flags");
   }
   bool exchange = flags & RENAME_EXCHANGE;
+  m_disk.wait_counted();
   std::unique_lock tree(m_tree);
   std::string spath = join_path(path_locked(parent), name);
   std::string dpath = join_path(path_locked(newparent), newname);
@@ -383,13 +402,16 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   if (dnode) {
     flush_pending_of(dnode);
   }
+  int64_t freed = 0;
   if (dnode && !exchange) {
     pin_locked(dnode); // it loses its name, maybe while open
+    freed = upper_allocated(newparent->upper_fd.load(), dn);
   }
   if (::renameat2(parent->upper_fd.load(), sn.c_str(), newparent->upper_fd.load(), dn.c_str(),
                   exchange ? RENAME_EXCHANGE : 0) != 0) {
     throw_errno("rename", spath);
   }
+  m_disk.add(-freed);
 
   // Records below each name travel with the object; base and whiteout stay with the path.
   auto settle = [&](const std::string& path, const PathMeta& before,

@@ -149,6 +149,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       failure = std::current_exception();
     }
     revalidate_locked(visits, inval);
+    measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
   }
   if (m_invalidator.inode && m_invalidator.entry) {
     for (uint64_t ino : inval.inodes) {

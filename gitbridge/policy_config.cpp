@@ -78,19 +78,19 @@ filters::PolicyConfig::Level read_level(const git_config* cfg, const Sources& so
                                    sources.file(entry->level) + ": expected 'default' or 'strict'");
 }
 
-std::optional<uint64_t> read_max_file_size(const git_config* cfg, const Sources& sources) {
-  EntryPtr entry = find_entry(cfg, "ws.maxFileSize");
+std::optional<uint64_t> read_size(const git_config* cfg, const Sources& sources, const char* key) {
+  EntryPtr entry = find_entry(cfg, key);
   if (!entry) {
     return std::nullopt;
   }
-  const std::string what = "invalid ws.maxFileSize '" +
+  const std::string what = "invalid " + std::string(key) + " '" +
                            std::string(entry->value ? entry->value : "") + "' in " +
                            sources.file(entry->level);
   if (!entry->value) {
     throw GitError(GIT_EINVALID, what + ": expected a size such as 10m");
   }
   int64_t bytes = 0;
-  int rc = git_config_get_int64(&bytes, cfg, "ws.maxFileSize");
+  int rc = git_config_get_int64(&bytes, cfg, key);
   if (rc < 0) {
     throw GitError(rc, what + ": " + last_error() + " (expected a size such as 10m)");
   }
@@ -180,12 +180,20 @@ filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_d
   ConfigPtr cfg = open_config(sources);
   filters::PolicyConfig config;
   config.level = read_level(cfg.get(), sources);
-  if (auto size = read_max_file_size(cfg.get(), sources)) {
+  if (auto size = read_size(cfg.get(), sources, "ws.maxFileSize")) {
     config.max_file_size = *size;
   }
   config.withhold = read_patterns(cfg.get(), "ws.withhold", sources);
   config.flag = read_patterns(cfg.get(), "ws.flag", sources);
   return config;
+}
+
+std::optional<uint64_t> load_config_size(const std::filesystem::path& real_git_dir,
+                                         const std::filesystem::path& user_config_file,
+                                         const char* key) {
+  Sources sources{real_git_dir / "config", user_config_file};
+  ConfigPtr cfg = open_config(sources);
+  return read_size(cfg.get(), sources, key);
 }
 
 std::vector<std::string> load_config_list(const std::filesystem::path& real_git_dir,

@@ -2,7 +2,9 @@
 
 #include "filters/policy.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,13 @@ std::filesystem::path default_user_config_file();
 /// syntax and bad values.
 filters::PolicyConfig load_policy_config(const std::filesystem::path& real_git_dir,
                                          const std::filesystem::path& user_config_file);
+
+/// The size `key` (e.g. "ws.maxDisk") in the same two files, the repository's winning:
+/// bytes, with git's `k`/`m`/`g` suffixes (powers of 1024); nullopt when neither sets it.
+/// Throws GitError naming the file and key for a value that is not a size, or is negative.
+std::optional<uint64_t> load_config_size(const std::filesystem::path& real_git_dir,
+                                         const std::filesystem::path& user_config_file,
+                                         const char* key);
 
 /// Every value of the multi-valued `key` (e.g. "ws.writable") in the same two files, the
 /// user file's first; an empty value resets the list. Throws GitError like the above.

@@ -12,6 +12,7 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
+#include "src/daemon/daemon.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -305,6 +306,16 @@ ControlServer::Handler workspace_requests(fuse::OverlayFs& fs, const fs::path& s
       fs.drop_all(caller, checkpoint_dir(arg(1)));
     } else if (op == "restore") {
       fs.restore_state(caller, checkpoint_dir(arg(2)), checkpoint_dir(arg(1)));
+    } else if (op == "disk-limit") {
+      const std::string& bytes = arg(1);
+      if (bytes.empty() || bytes.find_first_not_of("0123456789") != std::string::npos) {
+        throw Error("malformed disk limit '" + bytes + "'");
+      }
+      fs.disk().set_limit(parse_size(bytes));
+      spdlog::info("disk limit: {} bytes ({} in use)", fs.disk().limit(), fs.disk().used());
+    } else if (op == "disk-usage") {
+      fs.disk().wait_counted();
+      return std::to_string(fs.disk().used()) + " " + std::to_string(fs.disk().limit());
     } else {
       throw Error("unknown request '" + op + "'", "the daemon is older than this ws: 'ws umount' "
                                                   "then 'ws mount' restarts it");

@@ -55,6 +55,8 @@ private:
 ///   drop SAVE PATH...             drop PATHs (SAVE: snapshot first, "" for none)
 ///   drop-all SAVE                 drop every change
 ///   restore SAVE CHECKPOINT       replace the state with CHECKPOINT's
+///   disk-limit BYTES              set the disk limit (0: none)
+///   disk-usage                    answer "USED LIMIT" (bytes)
 /// SAVE and CHECKPOINT are "checkpoints/<name>" inside `state_dir`, nothing else.
 ControlServer::Handler workspace_requests(fuse::OverlayFs& fs,
                                           const std::filesystem::path& state_dir);

@@ -4,7 +4,9 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace ws {
@@ -38,6 +40,15 @@ void flush_journal(const Workspace& w);
 /// Checks that this process can mount FUSE filesystems; throws Error saying how to fix it.
 void check_fuse_available();
 
+/// Sets the disk limit of the mounted view of `w`: `bytes` the agent's data in the workspace
+/// may take, 0 = unlimited (docs/filesystem.md, "Disk limit"). The view must be mounted
+/// (else throws Error saying so). Lasts until the daemon exits; the next mount starts from
+/// ws.maxDisk or the default again.
+void set_disk_limit(const Workspace& w, std::uint64_t bytes);
+/// A size as people write it: "10G", "500M", "4096" (k, m, g, t: powers of 1024, any case).
+/// Throws ws::Error on junk, with a hint.
+std::uint64_t parse_size(const std::string& text);
+
 /// What `ws __daemon` needs; see run_daemon.
 struct DaemonArgs {
   std::filesystem::path workspace_dir;
@@ -46,6 +57,8 @@ struct DaemonArgs {
   int ready_fd = -1;
   bool foreground = false;
   bool debug = false;
+  /// `--max-disk BYTES`: the disk limit to start with (else ws.maxDisk, else the default).
+  std::optional<std::uint64_t> max_disk;
 };
 
 /// The daemon process: takes the workspace lock, mounts, reports "ok" (or the error) on

@@ -7,6 +7,7 @@
 #include "src/cli/logging.hpp"
 #include "src/daemon/control_socket.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/daemon/disk_limit.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -116,6 +117,7 @@ int run_daemon(const DaemonArgs& args) {
     setup_daemon_logging(layout.log_file(), args.foreground, args.debug);
     maximize_fd_limit();
     fuse::OverlayFs fs(args.lower, layout, fuse::OverlayOptions{});
+    apply_start_disk_limit(args, layout.upper(), fs.disk());
     fuse::MountOptions mopts;
     mopts.allow_other = ::geteuid() == 0;
     mopts.debug = args.debug;

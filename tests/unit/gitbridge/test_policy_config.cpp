@@ -202,3 +202,21 @@ TEST_CASE("gitbridge::default_user_config_file follows XDG then HOME") {
     CHECK(ws::gitbridge::default_user_config_file().empty());
   }
 }
+
+TEST_CASE("gitbridge::load_config_size reads ws.maxDisk with git's suffixes") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  auto git_dir = dir.path() / "repo" / ".git";
+  auto user = dir.path() / "user" / "config";
+  using ws::gitbridge::load_config_size;
+  CHECK(!load_config_size(git_dir, user, "ws.maxDisk")); // neither file exists
+  write_file(user, "[ws]\n\tmaxDisk = 10g\n");
+  CHECK(load_config_size(git_dir, user, "ws.maxDisk") == 10ull << 30);
+  write_file(git_dir / "config", "[ws]\n\tmaxdisk = 500M\n"); // the repository's wins
+  CHECK(load_config_size(git_dir, user, "ws.maxDisk") == 500ull << 20);
+  write_file(git_dir / "config", "[ws]\n\tmaxDisk = 0\n");
+  CHECK(load_config_size(git_dir, user, "ws.maxDisk") == 0);
+  write_file(git_dir / "config", "[ws]\n\tmaxDisk = lots\n");
+  std::string msg = git_error_of([&] { load_config_size(git_dir, user, "ws.maxDisk"); });
+  CHECK(msg.find("invalid ws.maxDisk 'lots'") != std::string::npos);
+}
