@@ -34,6 +34,11 @@ int run_cli(int argc, char** argv) {
   bool debug = false;
   auto* c_mount = app.add_subcommand("mount", "Serve the workspace's view and print its path");
   c_mount->add_flag("--debug", debug, "Trace every FUSE request into the daemon's log");
+  std::optional<std::string> mount_max_disk;
+  c_mount
+      ->add_option("--max-disk", mount_max_disk,
+                   "Cap what the workspace's writes may take on disk (e.g. 10G, 0: no cap)")
+      ->type_name("SIZE");
 
   bool force_umount = false;
   auto* c_umount = app.add_subcommand("umount", "Unmount the view and stop its daemon");
@@ -206,7 +211,15 @@ int run_cli(int argc, char** argv) {
     return cmd_new(ctx, new_name);
   }
   if (*c_mount) {
-    return cmd_mount(ctx, debug);
+    std::optional<std::uint64_t> limit;
+    if (mount_max_disk) {
+      limit = parse_size(*mount_max_disk);
+    }
+    int rc = cmd_mount(ctx, debug);
+    if (rc == 0 && limit) {
+      set_disk_limit(ctx.ws(), *limit);
+    }
+    return rc;
   }
   if (*c_umount) {
     return cmd_umount(ctx, force_umount);

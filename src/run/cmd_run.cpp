@@ -160,6 +160,10 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   for (const auto& raw : readable) {
     spec.readable.push_back(checked_sandbox_path("--read", raw, protect));
   }
+  std::optional<std::uint64_t> max_disk;
+  if (o.max_disk) {
+    max_disk = parse_size(*o.max_disk); // a bad size fails before anything happens
+  }
   std::vector<std::string> passed = config_list(w, "ws.env");
   passed.insert(passed.end(), o.env.begin(), o.env.end());
 
@@ -168,6 +172,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     std::fprintf(stderr, "ws: created workspace '%s' for %s\n", w.name.c_str(), w.repo.c_str());
   }
   fs::path view = ensure_mounted(w, false);
+  if (max_disk) {
+    set_disk_limit(w, *max_disk);
+  }
 
   spec.project = w.repo;
   spec.view = view;
