@@ -33,37 +33,6 @@ bool refused_or_absent(const std::string& errname) {
   return refused(errname) || errname == "ENOENT";
 }
 
-/// A directory outside /tmp, which is a private tmpfs inside the sandbox (a home under /tmp
-/// would prove nothing): under /home or /srv as root, under $HOME otherwise. World-traversable.
-class OutsideTmp {
-public:
-  OutsideTmp() {
-    std::vector<std::string> bases{"/home", "/srv", "/opt", "/var/lib"};
-    if (::geteuid() != 0) {
-      const char* home = std::getenv("HOME");
-      bases = {home ? home : "/nonexistent"};
-    }
-    for (const auto& b : bases) {
-      std::string t = b + "/ws-run-test-XXXXXX";
-      if (::mkdtemp(t.data())) {
-        m_path = t;
-        ::chmod(t.c_str(), 0755);
-        return;
-      }
-    }
-    throw std::runtime_error("no writable directory outside /tmp");
-  }
-  ~OutsideTmp() {
-    std::error_code ec;
-    sh("chmod -R u+rwX " + q(m_path.string()) + " 2>/dev/null");
-    fs::remove_all(m_path, ec);
-  }
-  const fs::path& path() const { return m_path; }
-
-private:
-  fs::path m_path;
-};
-
 /// Someone who runs ws: a user (empty: this process's) with a home and ws's directories in it.
 struct Agent {
   std::string user;
@@ -115,7 +84,7 @@ const std::string k_probe =
 /// The confinement as `user` sees it ("" = this process's user; as root, "nobody" is made
 /// the owner of the project and of its own home outside /tmp).
 void check_confinement(const std::string& user) {
-  OutsideTmp base;
+  OutsideDir base(outside_tmp_bases()); // not /tmp: a private tmpfs inside the sandbox
   TestRepo repo;
   Agent a{user, base.path() / "home", repo.path()};
   fs::create_directories(a.runtime());
@@ -232,7 +201,7 @@ TEST_CASE("run: as root inside no remount or unmount reaches the real tree") {
 }
 
 TEST_CASE("run: --writable keeps a path writable and refuses paths inside the project") {
-  OutsideTmp base;
+  OutsideDir base(outside_tmp_bases()); // not /tmp: a private tmpfs inside the sandbox
   TestRepo repo;
   MountedWorkspace w(repo);
   fs::path cache = base.path() / "cache";
