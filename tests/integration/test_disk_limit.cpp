@@ -42,7 +42,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 } // namespace
 
-TEST_CASE("disk limit: ws.maxDisk stops writes at the limit; rm gives the room back") {
+TEST_CASE("disk limit: ws.maxDisk stops writes at the limit - rm gives the room back") {
   TestRepo repo;
   REQUIRE(sh("git config ws.maxDisk 10M", repo.path()).status == 0);
   std::string before = repo.snapshot();
