@@ -33,17 +33,16 @@ namespace fs = std::filesystem;
 namespace {
 
 /// `ws.KEY` (multi-valued) from the real repository's config and ~/.config/ws/config.
-std::vector<std::string> config_list(const Workspace& w, const char* key) {
-  return gitbridge::load_config_list(gitbridge::RealRepo(w.repo).git_dir(),
-                                     gitbridge::default_user_config_file(), key);
+std::vector<std::string> config_list(const fs::path& git_dir, const char* key) {
+  return gitbridge::load_config_list(git_dir, gitbridge::default_user_config_file(), key);
 }
 
 /// What the agent must never be able to change, nor any directory above it.
-std::vector<ProtectedPath> protected_paths(const Workspace& w, const std::string& bwrap,
-                                           const std::string& slirp) {
+std::vector<ProtectedPath> protected_paths(const Workspace& w, const fs::path& git_dir,
+                                           const std::string& bwrap, const std::string& slirp) {
   std::vector<ProtectedPath> p{
       {w.repo, "the project", true},
-      {gitbridge::RealRepo(w.repo).git_dir(), "the project's .git", true},
+      {git_dir, "the project's .git", true},
       {data_root(), "the workspace state", true},
       {runtime_root(), "the workspaces' views", true},
   };
@@ -149,13 +148,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     slirp = spec.network ? UserNetwork::program() : std::string();
   }
   // Every path the person names is checked before the workspace is touched.
-  std::vector<ProtectedPath> protect = protected_paths(w, bwrap, slirp);
-  std::vector<std::string> writable = config_list(w, "ws.writable");
+  fs::path git_dir = gitbridge::RealRepo(w.repo).git_dir(); // opened once: config and guard
+  std::vector<ProtectedPath> protect = protected_paths(w, git_dir, bwrap, slirp);
+  std::vector<std::string> writable = config_list(git_dir, "ws.writable");
   writable.insert(writable.end(), o.writable.begin(), o.writable.end());
   for (const auto& raw : writable) {
     spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
   }
-  std::vector<std::string> readable = config_list(w, "ws.read");
+  std::vector<std::string> readable = config_list(git_dir, "ws.read");
   readable.insert(readable.end(), o.read.begin(), o.read.end());
   for (const auto& raw : readable) {
     spec.readable.push_back(checked_sandbox_path("--read", raw, protect));
@@ -164,7 +164,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   if (o.max_disk) {
     max_disk = parse_size(*o.max_disk); // a bad size fails before anything happens
   }
-  std::vector<std::string> passed = config_list(w, "ws.env");
+  std::vector<std::string> passed = config_list(git_dir, "ws.env");
   passed.insert(passed.end(), o.env.begin(), o.env.end());
 
   if (!w.exists()) {

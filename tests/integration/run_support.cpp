@@ -327,4 +327,12 @@ fs::path real_bwrap() {
   return "/usr/bin/bwrap";
 }
 
+void Person::use_own_ws_copy() {
+  fs::path bin = base() / "bin";
+  fs::create_directories(bin);
+  fs::copy_file(ws_binary(), bin / "ws");
+  own(bin);
+  binary = bin / "ws";
+}
+
 } // namespace ws::test

@@ -36,11 +36,7 @@ void check_refusals(const std::string& user) {
   Person p(user);
   // Run a copy of ws from a directory of its own, so that refusing the binary's directory
   // cannot be confused with refusing the build tree.
-  fs::path bin = p.base() / "bin";
-  fs::create_directories(bin);
-  fs::copy_file(ws_binary(), bin / "ws");
-  p.own(bin);
-  p.binary = bin / "ws";
+  p.use_own_ws_copy();
   REQUIRE(p.ws("run -- true").status == 0); // the workspace and its state exist
 
   fs::path parent = p.project().parent_path();
@@ -53,7 +49,7 @@ void check_refusals(const std::string& user) {
                               "/",         "/usr",
                               "/usr/bin",  link,
                               state,       p.data(),
-                              p.binary,    bin,
+                              p.binary,    p.binary.parent_path(),
                               real_bwrap()};
   fs::path alias = p.base() / "alias-of-parent";
   bool bound = false;

@@ -173,11 +173,7 @@ void check_fds(const std::string& user) {
   Person p(user);
   // A copy of ws that this person owns, outside /tmp: an fd to it leaking into the sandbox
   // would let the agent chmod (as its owner) or rewrite it for the person's next run.
-  fs::path bin = p.base() / "bin";
-  fs::create_directories(bin);
-  fs::copy_file(ws_binary(), bin / "ws");
-  p.own(bin);
-  p.binary = bin / "ws";
+  p.use_own_ws_copy();
   ModeGuard ws_mode(p.binary);
   ModeGuard bwrap_mode(real_bwrap());
   Run r = p.ws("run -- " + py() + " -c " + q(k_fds) + " ws=" + ident(p.binary) +
