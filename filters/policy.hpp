@@ -27,6 +27,10 @@ struct Decision {
 /// How the change looks, in git's terms.
 enum class ChangeType { Added, Modified, Deleted, Renamed, TypeChanged };
 
+/// Where a symlink's target leads, resolved component by component (symlinks on the way
+/// followed) against the view as it will be after apply, and against the real tree.
+enum class SymlinkReach { Inside, Outside, IntoGit, Unresolvable };
+
 /// Everything the policy needs to know about one changed path. Facts about the repository
 /// come from the REAL repository (its ignore rules, index and config), never from the view.
 struct PathFacts {
@@ -50,6 +54,11 @@ struct PathFacts {
   /// (`env/`, `.tox/py311/`). Leave false if unknown: `.venv/`, `venv/` and `pyvenv.cfg`
   /// itself are recognised by name.
   bool in_python_env = false;
+  mode_t real_mode = 0;        ///< st_mode of the real tree's object at `path` now (0 if none)
+  bool real_exec_same = false; ///< the real tree has at `path` an executable regular file
+                               ///< whose content is exactly the view's
+  SymlinkReach symlink_reach = SymlinkReach::Inside;
+  std::string submodule; ///< non-empty: the path lies inside the submodule at this path
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).
@@ -58,6 +67,7 @@ struct PolicyConfig {
   uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
   std::vector<std::string> withhold; ///< ws.withhold: extra patterns, withheld (overridable)
   std::vector<std::string> flag;     ///< ws.flag: extra patterns, flagged
+  std::string hooks_path; ///< the real core.hooksPath, repository-relative (empty: none inside)
 };
 
 /// The one verdict for a changed path, with its reason. Pure: no I/O.

@@ -2,7 +2,7 @@
 // diffed by libgit2. Only the changed paths are hashed, so the cost follows the change.
 #include "gitbridge/patch.hpp"
 
-#include "fuse/hash.hpp"
+#include "gitbridge/content_id.hpp"
 #include "gitbridge/git_handles.hpp"
 
 #include <git2/sys/mempack.h>
@@ -115,37 +115,56 @@ char status_letter(git_delta_t status) {
 
 Patch build_patch(const std::vector<FilePair>& pairs) {
   Patch out;
+  out.id = change_id(manifest(pairs));
   if (pairs.empty()) {
-    out.id = fuse::hash_bytes("").hex().substr(0, 16);
     return out;
   }
   MemoryRepo repo;
-  DirNode before, after;
-  for (const auto& p : pairs) {
-    add_side(repo.get(), before, p.old_path, p.before);
-    add_side(repo.get(), after, p.new_path, p.after);
-  }
-  TreePtr old_tree = make_tree(repo.get(), before);
-  TreePtr new_tree = make_tree(repo.get(), after);
-
   git_diff_options opts; // the _INIT macros trip clang's -Wmissing-field-initializers
   git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
   // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change prints as a deletion and an addition,
   // as git prints it and as `git apply` needs it.
   opts.flags = GIT_DIFF_SHOW_BINARY;
-  git_diff* raw = nullptr;
-  git_check(git_diff_tree_to_tree(&raw, repo.get(), old_tree.get(), new_tree.get(), &opts),
-            "diff the workspace's changes");
-  DiffPtr diff(raw);
-  git_diff_find_options find;
-  git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
-  find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
-  git_check(git_diff_find_similar(diff.get(), &find), "detect renames");
+  auto diff_of = [&](const DirNode& before, const DirNode& after) {
+    TreePtr old_tree = make_tree(repo.get(), before);
+    TreePtr new_tree = make_tree(repo.get(), after);
+    git_diff* raw = nullptr;
+    git_check(git_diff_tree_to_tree(&raw, repo.get(), old_tree.get(), new_tree.get(), &opts),
+              "diff the workspace's changes");
+    return DiffPtr(raw);
+  };
+
+  // The renames are the plan's, decided once (by the view, which saw each rename happen):
+  // libgit2 never pairs files by itself here. Everything else is one diff without rename
+  // detection; each rename is a diff of its own two files, where the only possible pair is
+  // the planned one, merged in.
+  DirNode before, after;
+  std::vector<const FilePair*> renames;
+  for (const auto& p : pairs) {
+    if (p.old_path != p.new_path && p.before.present() && p.after.present()) {
+      renames.push_back(&p);
+      continue;
+    }
+    add_side(repo.get(), before, p.old_path, p.before);
+    add_side(repo.get(), after, p.new_path, p.after);
+  }
+  DiffPtr diff = diff_of(before, after);
+  for (const FilePair* p : renames) {
+    DirNode b, a;
+    add_side(repo.get(), b, p->old_path, p->before);
+    add_side(repo.get(), a, p->new_path, p->after);
+    DiffPtr one = diff_of(b, a);
+    git_diff_find_options find;
+    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
+    find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
+    find.rename_threshold = 0; // any similarity: the pairing is known, only the score is shown
+    git_check(git_diff_find_similar(one.get(), &find), "pair the rename of '" + p->old_path + "'");
+    git_check(git_diff_merge(diff.get(), one.get()), "merge the rename of '" + p->old_path + "'");
+  }
 
   GitBuf text;
   git_check(git_diff_to_buf(&text.buf, diff.get(), GIT_DIFF_FORMAT_PATCH), "format the patch");
   out.text = text.str();
-  out.id = fuse::hash_bytes(out.text).hex().substr(0, 16);
 
   git_diff_stats* stats_raw = nullptr;
   git_check(git_diff_get_stats(&stats_raw, diff.get()), "count changed lines");

@@ -46,12 +46,12 @@ struct FileStat {
 /// reproduces it). No configuration, attributes, drivers or filters take part.
 struct Patch {
   std::string text; ///< `git apply`-able; empty when nothing changed
-  std::string id;   ///< identity: 16 hex digits of XXH3-128 of `text`
+  std::string id;   ///< identity: SHA-256 of everything that lands (content_id.hpp), 64 hex
   std::string stat; ///< `git diff --stat` style, ends with the summary line
   std::vector<FileStat> files;
 };
 
-/// Costs O(size of the changed files), never O(repository).
+/// Costs O(size of the changed files), never O(repository). `id` is change_id(manifest(pairs)).
 Patch build_patch(const std::vector<FilePair>& pairs);
 
 /// `git diff`'s colours for a patch text (header bold, hunks cyan, - red, + green).

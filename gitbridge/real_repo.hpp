@@ -3,6 +3,8 @@
 #include "gitbridge/git_handles.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
 
 namespace ws::gitbridge {
@@ -20,14 +22,19 @@ public:
   bool tracked(const std::string& path);
   /// The index has a submodule (gitlink) at `path`.
   bool gitlink(const std::string& path);
+  /// The submodule `path` lies inside: the path of a gitlink in the index strictly above it
+  /// (initialized or not), or empty.
+  std::string containing_submodule(const std::string& path);
   /// The repository's .git directory (for its config).
   std::filesystem::path git_dir() const;
 
 private:
   const git_index_entry* entry(const std::string& path);
+  git_index* index();
   std::filesystem::path m_worktree;
   RepoPtr m_repo;
   IndexPtr m_index;
+  std::optional<std::set<std::string>> m_gitlinks; ///< every gitlink's path, read on first need
 };
 
 } // namespace ws::gitbridge

@@ -10,6 +10,7 @@
 #include "src/transfer/landed_versions.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/transfer/real_tree_writer.hpp"
+#include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
@@ -158,12 +159,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {
-    bool match = o.expect.size() >= 7 && r.patch.id.starts_with(o.expect);
-    if (!match) {
-      throw Error("the changes are no longer the patch you reviewed (" + o.expect + "); now " +
-                      r.patch.id,
-                  "review again with 'ws diff' (same paths and --include) and apply that");
-    }
+    check_reviewed(w, o.expect, r.patch.id, r.pairs);
   }
   ContentReader reader(w, r.source);
   LandedVersions landed_versions(w.layout);

@@ -4,6 +4,7 @@
 #include "src/cli/pager.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
 
@@ -82,6 +83,10 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
   const auto& patch = r.patch;
   bool transfers = !patch.files.empty();
   int code = o.exit_code && transfers ? 1 : 0;
+  if (transfers) {
+    // Every id ws prints is one `ws apply --expect` accepts, and only those.
+    record_reviewed(w, patch.id, r.pairs);
+  }
 
   if (o.json) {
     std::fputs(json_output(w, r.source, r.plan, patch).c_str(), stdout);

