@@ -257,6 +257,14 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       if (c.kind == fuse::ChangeKind::Renamed) {
         landed.push_back(c.from);
       }
+    } else if (!r.source.checkpoint) {
+      // The agent wrote again: its change stays, and grew from what ws landed, which is
+      // now the base to merge against (never "yours": the person did not write it).
+      for (const auto& l : out.landings) {
+        if (l.content.present()) {
+          landed_versions.record(l.path, l.content.content);
+        }
+      }
     }
   }
   if (!r.source.checkpoint && !landed.empty()) {
