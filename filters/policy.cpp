@@ -1,8 +1,11 @@
 // The transfer policy: one verdict per changed path, with a reason a person understands.
 // The rules and their reason texts are documented in docs/policy.md; keep the two in step.
+// The rule tables are in policy_rules.cpp, pattern matching in pattern.cpp.
 #include "filters/policy.hpp"
 
-#include <fnmatch.h>
+#include "filters/pattern.hpp"
+#include "filters/policy_rules.hpp"
+
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -11,52 +14,6 @@
 namespace ws::filters {
 
 namespace {
-
-using Parts = std::vector<std::string>;
-
-/// The '/'-separated components of `path`; empty components ("a//b", a trailing '/') are
-/// dropped, so callers never see them.
-Parts split(std::string_view path) {
-  Parts parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) {
-      end = path.size();
-    }
-    if (end > start) {
-      parts.emplace_back(path.substr(start, end - start));
-    }
-    start = end + 1;
-  }
-  return parts;
-}
-
-char ascii_lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/// True for a name that is, or that some filesystem treats as, `.git`. Case-insensitive
-/// filesystems fold ".GIT" into ".git"; NTFS drops trailing dots and spaces and knows the 8.3
-/// name "git~1". git itself refuses all of these (verify_path), so blocking them costs nothing.
-bool is_dotgit(std::string_view name) {
-  while (!name.empty() && (name.back() == '.' || name.back() == ' ')) {
-    name.remove_suffix(1);
-  }
-  return iequal(name, ".git") || iequal(name, "git~1");
-}
 
 /// `s` made safe to show on a terminal: control bytes as C escapes (an agent chooses names and
 /// symlink targets, and must not be able to move the cursor or recolour the review), and cut
@@ -107,176 +64,14 @@ std::string human_size(uint64_t n) {
   return buf;
 }
 
-// --- gitignore-style patterns ---------------------------------------------------------------
-
-struct Pattern {
-  Parts parts;           ///< components; "**" spans any number of directories
-  bool dir_only = false; ///< matches a directory, so only paths strictly below it
-  bool all = false;      ///< "**" or "/**" alone: everything
-};
-
-std::optional<Pattern> compile(std::string_view text) {
-  Pattern p;
-  while (!text.empty() && text.back() == '/') {
-    p.dir_only = true;
-    text.remove_suffix(1);
-  }
-  // As in gitignore: a '/' anywhere but at the end anchors the pattern at the top.
-  const bool anchored = text.find('/') != std::string_view::npos;
-  Parts raw = split(text);
-  if (raw.empty()) {
-    return std::nullopt; // "", "/": nothing to match
-  }
-  if (!anchored) {
-    p.parts.emplace_back("**");
-  }
-  for (auto& part : raw) {
-    if (part == "**" && !p.parts.empty() && p.parts.back() == "**") {
-      continue; // "a/**/**/b" is "a/**/b"; collapsing keeps the search linear
-    }
-    p.parts.push_back(std::move(part));
-  }
-  // "dir/**" is everything inside dir, but not dir itself.
-  if (p.parts.back() == "**") {
-    p.parts.pop_back();
-    p.dir_only = true;
-    p.all = p.parts.empty();
-  }
-  return p;
-}
-
-/// Does pat[i..] match path[j..end)? Each component goes to fnmatch(3) on its own: components
-/// hold no '/', so this is FNM_PATHNAME matching of the whole, with "**" (which fnmatch does
-/// not know) spanning whole components.
-bool match_parts(const Parts& pat, size_t i, const Parts& path, size_t j, size_t end, int flags) {
-  if (i == pat.size()) {
-    return j == end;
-  }
-  if (pat[i] == "**") {
-    for (size_t k = j; k <= end; ++k) {
-      if (match_parts(pat, i + 1, path, k, end, flags)) {
-        return true;
-      }
-    }
-    return false;
-  }
-  return j < end && ::fnmatch(pat[i].c_str(), path[j].c_str(), flags | FNM_PATHNAME) == 0 &&
-         match_parts(pat, i + 1, path, j + 1, end, flags);
-}
-
-/// A pattern names a file or a directory; naming a directory takes everything below it, so
-/// try each leading run of components (the last one only for non-directory patterns).
-bool matches_parts(const Pattern& p, const Parts& path, int flags) {
-  if (path.empty() || p.all) {
-    return !path.empty();
-  }
-  const size_t last = p.dir_only ? path.size() - 1 : path.size();
-  for (size_t end = 1; end <= last; ++end) {
-    if (match_parts(p.parts, 0, path, 0, end, flags)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool matches_with(std::string_view pattern, std::string_view path, int flags) {
-  if (path.find('\0') != std::string_view::npos || pattern.find('\0') != std::string_view::npos) {
-    return false; // fnmatch would see a shorter string than the one we were given
-  }
-  auto p = compile(pattern);
-  return p && matches_parts(*p, split(path), flags);
-}
-
-// --- the rules -------------------------------------------------------------------------------
-
-/// Places where tools, not people, put files: withheld, deletions included. Matched without
-/// regard to case, so a case-insensitive filesystem cannot slip "Node_Modules/" past us.
-struct PlaceRule {
-  const char* pattern;
-  const char* reason;
-};
-constexpr PlaceRule k_places[] = {
-    {".venv/", "under .venv/ (a Python virtual environment)"},
-    {"venv/", "under venv/ (a Python virtual environment)"},
-    {"pyvenv.cfg", "pyvenv.cfg (marks a Python virtual environment)"},
-    {"node_modules/", "under node_modules/"},
-    {"__pycache__/", "under __pycache__/ (compiled Python)"},
-    {"*.pyc", "compiled Python (.pyc)"},
-    {"*.pyo", "compiled Python (.pyo)"},
-};
-
-/// Files that take effect on the person's machine without being called by name. `label` is
-/// what the reason shows; empty means the file's own name.
-struct FlagRule {
-  const char* pattern;
-  const char* what;
-  const char* label;
-};
-constexpr const char* k_runs = "runs code on your machine";
-constexpr const char* k_git_sees = "changes what git sees";
-constexpr FlagRule k_flags[] = {
-    // Editors, hook managers and environment loaders run these on open, commit or cd.
-    {".envrc", k_runs, ""},
-    {".vscode/", k_runs, ".vscode/"},
-    {".idea/", k_runs, ".idea/"},
-    {".devcontainer/", k_runs, ".devcontainer/"},
-    {".husky/", k_runs, ".husky/"},
-    {".githooks/", k_runs, ".githooks/"},
-    {"**/.github/workflows/", k_runs, ".github/workflows/"},
-    {".pre-commit-config.yaml", k_runs, ""},
-    {"lefthook.yml", k_runs, ""},
-    {".lefthook.yml", k_runs, ""},
-    {".tool-versions", k_runs, ""},
-    {".nvmrc", k_runs, ""},
-    {"mise.toml", k_runs, ""},
-    {".mise.toml", k_runs, ""},
-    // What git itself reads from the tree.
-    {".gitattributes", k_git_sees, ""},
-    {".gitignore", k_git_sees, ""},
-    {".gitmodules", k_git_sees, ""},
-    // Build and package files: `make`, `pip install`, `npm install`, `cargo build`, `pytest`
-    // run what they say.
-    {"Makefile", k_runs, ""},
-    {"GNUmakefile", k_runs, ""},
-    {"makefile", k_runs, ""},
-    {"*.mk", k_runs, ""},
-    {"CMakeLists.txt", k_runs, ""},
-    {"*.cmake", k_runs, ""},
-    {"package.json", k_runs, ""},
-    {".npmrc", k_runs, ""},
-    {".yarnrc", k_runs, ""},
-    {".yarnrc.yml", k_runs, ""},
-    {".pnpmfile.cjs", k_runs, ""},
-    {"setup.py", k_runs, ""},
-    {"setup.cfg", k_runs, ""},
-    {"pyproject.toml", k_runs, ""},
-    {"conftest.py", k_runs, ""},
-    {"noxfile.py", k_runs, ""},
-    {"tox.ini", k_runs, ""},
-    {"Dockerfile", k_runs, ""},
-    {"docker-compose.yml", k_runs, ""},
-    {"docker-compose.yaml", k_runs, ""},
-    {"Cargo.toml", k_runs, ""},
-    {"build.rs", k_runs, ""},
-    {"**/.cargo/config", k_runs, ".cargo/config"},
-    {"**/.cargo/config.toml", k_runs, ".cargo/config.toml"},
-    {"Gemfile", k_runs, ""},
-    {"*.gemspec", k_runs, ""},
-    {"Rakefile", k_runs, ""},
-    {"justfile", k_runs, ""},
-    // Shell start-up files (a dotfiles repository, or a tool that sources them).
-    {".bashrc", k_runs, ""},
-    {".bash_profile", k_runs, ""},
-    {".bash_login", k_runs, ""},
-    {".profile", k_runs, ""},
-    {".zshrc", k_runs, ""},
-    {".zshenv", k_runs, ""},
-    {".zprofile", k_runs, ""},
-};
-
 std::string basename_of(std::string_view path) {
-  Parts parts = split(path);
+  auto parts = split_path(path);
   return parts.empty() ? std::string() : parts.back();
+}
+
+/// "WHAT: LABEL", the label being the rule's own or the file's name.
+std::string rule_reason(const NameRule& rule, std::string_view path) {
+  return std::string(rule.what) + ": " + (*rule.label ? rule.label : shown(basename_of(path)));
 }
 
 /// The names a change touches: its path and, for a rename, the name it left. A rule that
@@ -313,7 +108,7 @@ std::optional<std::string> blocked(const PathFacts& f) {
     if (n.path.empty() || n.path.front() == '/' || n.path.find('\0') != std::string::npos) {
       return with_old(std::string(k_never) + "not a path inside the project", n);
     }
-    Parts parts = split(n.path);
+    auto parts = split_path(n.path);
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i] == "." || parts[i] == "..") {
         return with_old(std::string(k_never) + "not a path inside the project", n);
@@ -325,6 +120,11 @@ std::optional<std::string> blocked(const PathFacts& f) {
                         n);
       }
     }
+  }
+  // A submodule's contents belong to another repository; with `--index` they would even
+  // replace its gitlink. Initialized or not, the real index says it is one.
+  if (!f.submodule.empty()) {
+    return std::string(k_never) + "inside submodule '" + shown(f.submodule) + "'";
   }
   if (f.inside_nested_repo) {
     return std::string(k_never) + "inside a nested repository or submodule";
@@ -349,18 +149,20 @@ std::optional<std::string> special_file(mode_t mode) {
 }
 
 /// Symlinks that could make a later write or read on the person's machine land outside what
-/// they reviewed. Resolved lexically, from the link's own directory.
+/// they reviewed. The lexical checks catch what is plain from the target alone; `symlink_reach`
+/// (resolved against the view as it will be after apply) catches what only resolving shows,
+/// such as `up/../../etc` where `up` is itself a link to "..".
 std::optional<std::string> symlink_problem(const PathFacts& f) {
   const std::string& target = f.symlink_target;
   const std::string t = " (" + shown(target) + ")";
   if (!target.empty() && target.front() == '/') {
     return "symlink to an absolute path" + t;
   }
-  Parts resolved = split(f.path);
+  auto resolved = split_path(f.path);
   if (!resolved.empty()) {
     resolved.pop_back(); // the link itself
   }
-  for (const std::string& part : split(target)) {
+  for (const std::string& part : split_path(target)) {
     if (part == ".") {
       continue;
     }
@@ -378,8 +180,15 @@ std::optional<std::string> symlink_problem(const PathFacts& f) {
       return "symlink pointing into .git" + t;
     }
   }
-  if (f.symlink_through_symlink) {
-    return "symlink through another symlink" + t;
+  switch (f.symlink_reach) {
+  case SymlinkReach::Inside:
+    break;
+  case SymlinkReach::Outside:
+    return "symlink pointing outside the project" + t;
+  case SymlinkReach::IntoGit:
+    return "symlink pointing into .git" + t;
+  case SymlinkReach::Unresolvable:
+    return "symlink loop or too deep" + t;
   }
   return std::nullopt;
 }
@@ -388,12 +197,49 @@ bool exec_bits(mode_t mode) {
   return (mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
 }
 
+/// The real repository's core.hooksPath: git runs `<dir>/<hook>` on commit, push, checkout...
+/// and a hook may run anything beside it, so everything at or below the directory counts.
+/// When the directory is the top itself, only the hook names there count.
+std::optional<std::string> in_hooks_path(const PathFacts& f, const std::string& hooks_path) {
+  if (hooks_path.empty()) {
+    return std::nullopt;
+  }
+  for (const Name& n : names_of(f)) {
+    const bool hit = hooks_path == "." ? split_path(n.path).size() == 1 && is_git_hook_name(n.path)
+                                       : at_or_below(n.path, hooks_path, true);
+    if (hit) {
+      return with_old(
+          "in core.hooksPath '" + shown(hooks_path) + "' (git runs these on commit, push...)", n);
+    }
+  }
+  return std::nullopt;
+}
+
+/// An executable lands only as the person already has it: same path, executable, same bytes.
+/// Anything else is new code to run, whatever the change looks like (a rename keeps nothing:
+/// the facts are about the new path).
+std::optional<std::string> executable(const PathFacts& f) {
+  if (!S_ISREG(f.mode) || !exec_bits(f.mode) || f.real_exec_same) {
+    return std::nullopt;
+  }
+  if (!S_ISREG(f.real_mode)) {
+    return "new executable";
+  }
+  if (!exec_bits(f.real_mode)) {
+    return "added exec bit";
+  }
+  return "changed executable";
+}
+
 /// Withhold rules in the order a person should hear them: the most specific or dangerous
 /// first (what a file is, then where it is, then what it looks like).
 std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& config) {
   const bool deleted = f.type == ChangeType::Deleted;
   if (f.gitlink) {
     return "submodule pointer";
+  }
+  if (auto why = in_hooks_path(f, config.hooks_path)) {
+    return why; // deletions too: removing a hook can remove a check the person relies on
   }
   if (!deleted) {
     if (auto why = special_file(f.mode)) {
@@ -407,10 +253,15 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
   }
   const auto names = names_of(f);
   for (const Name& n : names) {
-    for (const PlaceRule& rule : k_places) {
-      if (matches_with(rule.pattern, n.path, FNM_CASEFOLD)) {
-        return with_old(rule.reason, n);
-      }
+    if (const PlaceRule* rule = find_place(n.path)) {
+      return with_old(rule->reason, n);
+    }
+  }
+  // Only what lands under such a name runs by itself; deleting one or renaming it away is
+  // flagged (below).
+  if (!deleted) {
+    if (const NameRule* rule = find_rule(self_running_rules(), f.path)) {
+      return rule_reason(*rule, f.path);
     }
   }
   if (f.in_python_env) {
@@ -429,16 +280,8 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
   if (deleted) {
     return std::nullopt; // deleting is safe: content, mode and type rules do not apply
   }
-  if (S_ISREG(f.mode) && exec_bits(f.mode)) {
-    if (f.type == ChangeType::Added || f.type == ChangeType::TypeChanged) {
-      return "new executable";
-    }
-    // A renamed or edited file that was already executable stays what the person had; its
-    // content is in the patch for review.
-    bool was_exec = S_ISREG(f.base_mode) && exec_bits(f.base_mode);
-    if ((f.type == ChangeType::Modified || f.type == ChangeType::Renamed) && !was_exec) {
-      return "added exec bit";
-    }
+  if (auto why = executable(f)) {
+    return why;
   }
   if (f.binary) {
     return "binary content";
@@ -454,17 +297,22 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
 }
 
 std::optional<std::string> flagged(const PathFacts& f, const PolicyConfig& config) {
-  const std::string deleted = f.type == ChangeType::Deleted ? " (deleted)" : "";
+  const bool deleted = f.type == ChangeType::Deleted;
+  const std::string suffix = deleted ? " (deleted)" : "";
   for (const Name& n : names_of(f)) {
-    for (const FlagRule& rule : k_flags) {
-      if (matches_with(rule.pattern, n.path, FNM_CASEFOLD)) {
-        std::string label = *rule.label ? rule.label : shown(basename_of(n.path));
-        return with_old(std::string(rule.what) + ": " + label + deleted, n);
+    // A self-running file that goes away (deleted, or renamed to an ordinary name) changes
+    // what runs, but lands no code.
+    if (deleted || n.old) {
+      if (const NameRule* rule = find_rule(self_running_rules(), n.path)) {
+        return with_old(rule_reason(*rule, n.path) + suffix, n);
       }
+    }
+    if (const NameRule* rule = find_rule(flag_rules(), n.path)) {
+      return with_old(rule_reason(*rule, n.path) + suffix, n);
     }
     for (const std::string& pattern : config.flag) {
       if (matches(pattern, n.path)) {
-        return with_old("matches ws.flag pattern '" + shown(pattern) + "'" + deleted, n);
+        return with_old("matches ws.flag pattern '" + shown(pattern) + "'" + suffix, n);
       }
     }
   }
@@ -484,10 +332,6 @@ Decision decide(const PathFacts& facts, const PolicyConfig& config) {
     return {Verdict::Flagged, std::move(*why)};
   }
   return {Verdict::Transfer, {}};
-}
-
-bool matches(const std::string& pattern, const std::string& path) {
-  return matches_with(pattern, path, 0); // case-sensitive, as git on Linux
 }
 
 const char* verdict_name(Verdict v) {

@@ -27,18 +27,27 @@ struct Decision {
 /// How the change looks, in git's terms.
 enum class ChangeType { Added, Modified, Deleted, Renamed, TypeChanged };
 
-/// Where a symlink's target leads, resolved component by component (symlinks on the way
-/// followed) against the view as it will be after apply, and against the real tree.
-enum class SymlinkReach { Inside, Outside, IntoGit, Unresolvable };
+/// Where a symlink in the view leads, resolved component by component against the view as
+/// it will be after apply (symlinks in the view and in the real tree followed).
+enum class SymlinkReach {
+  Inside,       ///< stays in the project, outside .git
+  Outside,      ///< leaves the project
+  IntoGit,      ///< reaches a .git directory (top-level or nested)
+  Unresolvable, ///< a loop, or more symlinks than the kernel would follow
+};
 
 /// Everything the policy needs to know about one changed path. Facts about the repository
 /// come from the REAL repository (its ignore rules, index and config), never from the view.
 struct PathFacts {
   ChangeType type = ChangeType::Modified;
-  std::string path;           ///< repository-relative, '/'-separated, no leading "./"
-  std::string from;           ///< Renamed: the old path
-  mode_t mode = 0;            ///< st_mode in the view (type bits included); 0 for Deleted
-  mode_t base_mode = 0;       ///< st_mode of what stood there before (0 if nothing)
+  std::string path;     ///< repository-relative, '/'-separated, no leading "./"
+  std::string from;     ///< Renamed: the old path
+  mode_t mode = 0;      ///< st_mode in the view (type bits included); 0 for Deleted
+  mode_t base_mode = 0; ///< st_mode of what stood there before (0 if nothing)
+  mode_t real_mode = 0; ///< st_mode of the real tree's object at `path` now (0 if none)
+  /// The real tree has at `path` an executable regular file whose content is exactly the
+  /// view's: the only case where an executable in the view is not new to the person.
+  bool real_exec_same = false;
   uint64_t size = 0;          ///< bytes in the view
   bool binary = false;        ///< content holds a NUL byte in its first 8000 bytes (as git)
   std::string symlink_target; ///< for symlinks in the view
@@ -46,19 +55,16 @@ struct PathFacts {
   bool tracked = false;       ///< the real repository's index has this path
   bool inside_nested_repo = false; ///< an ancestor directory holds a `.git` (nested repo/submodule)
   bool gitlink = false;            ///< the real index has a submodule (gitlink) at this path
-  bool workspace_own = false;      ///< the path is the workspace's own state or view
-  /// Symlinks: the target, resolved lexically from the link's directory, passes through an
-  /// object that is itself a symlink (so where it really points cannot be told lexically).
-  bool symlink_through_symlink = false;
+  /// Non-empty: `path` (or a rename's `from`) lies inside the submodule at this path, a
+  /// gitlink in the REAL index, initialized or not.
+  std::string submodule;
+  bool workspace_own = false; ///< the path is the workspace's own state or view
+  /// Symlinks: where the target really leads (see SymlinkReach).
+  SymlinkReach symlink_reach = SymlinkReach::Inside;
   /// An ancestor directory holds a `pyvenv.cfg`: a Python virtual environment under any name
   /// (`env/`, `.tox/py311/`). Leave false if unknown: `.venv/`, `venv/` and `pyvenv.cfg`
   /// itself are recognised by name.
   bool in_python_env = false;
-  mode_t real_mode = 0;        ///< st_mode of the real tree's object at `path` now (0 if none)
-  bool real_exec_same = false; ///< the real tree has at `path` an executable regular file
-                               ///< whose content is exactly the view's
-  SymlinkReach symlink_reach = SymlinkReach::Inside;
-  std::string submodule; ///< non-empty: the path lies inside the submodule at this path
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).
@@ -67,7 +73,9 @@ struct PolicyConfig {
   uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
   std::vector<std::string> withhold; ///< ws.withhold: extra patterns, withheld (overridable)
   std::vector<std::string> flag;     ///< ws.flag: extra patterns, flagged
-  std::string hooks_path; ///< the real core.hooksPath, repository-relative (empty: none inside)
+  /// The real repository's core.hooksPath when it lies inside the worktree: repository-
+  /// relative, '/'-separated, "." for the top; empty when unset or outside.
+  std::string hooks_path;
 };
 
 /// The one verdict for a changed path, with its reason. Pure: no I/O.

@@ -7,12 +7,15 @@
 
 #include <git2.h>
 
+#include <pwd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace ws::gitbridge {
@@ -202,6 +205,85 @@ std::vector<std::string> load_config_list(const std::filesystem::path& real_git_
   Sources sources{real_git_dir / "config", user_config_file};
   ConfigPtr cfg = open_config(sources);
   return read_patterns(cfg.get(), key, sources);
+}
+
+namespace {
+
+/// git's expand_user_path: "~" or "~/x" from $HOME, "~user/x" from the password database.
+/// nullopt when the home directory cannot be found (git then ignores the setting too).
+std::optional<std::filesystem::path> expand_user(const std::string& value) {
+  if (value.empty() || value.front() != '~') {
+    return std::filesystem::path(value);
+  }
+  const size_t slash = value.find('/');
+  const std::string user =
+      value.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+  const std::string rest = slash == std::string::npos ? "" : value.substr(slash + 1);
+  std::string home;
+  if (user.empty()) {
+    const char* env = std::getenv("HOME");
+    if (!env || !*env) {
+      return std::nullopt;
+    }
+    home = env;
+  } else {
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    if (::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) {
+      return std::nullopt;
+    }
+    home = found->pw_dir;
+  }
+  return std::filesystem::path(home) / rest;
+}
+
+/// `p` with symlinks resolved where they exist; lexically normalised where resolving fails (a
+/// loop, a directory we may not search), so the answer is still where git would look.
+std::filesystem::path resolved(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto out = std::filesystem::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : out;
+}
+
+} // namespace
+
+std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree) {
+  git_repository* raw = nullptr;
+  git_check(git_repository_open(&raw, worktree.c_str()),
+            "cannot open repository '" + worktree.string() + "'");
+  RepoPtr repo(raw);
+  git_config* raw_cfg = nullptr;
+  // The snapshot holds every level libgit2 knows (system, XDG, global, local, worktree), as
+  // git would read them.
+  git_check(git_repository_config_snapshot(&raw_cfg, repo.get()),
+            "cannot read the git config of '" + worktree.string() + "'");
+  ConfigPtr cfg(raw_cfg);
+  EntryPtr entry = find_entry(cfg.get(), "core.hooksPath");
+  if (!entry || !entry->value || !*entry->value) {
+    return std::nullopt; // git then uses $GIT_DIR/hooks, which the policy blocks anyway
+  }
+  const char* workdir = git_repository_workdir(repo.get());
+  if (!workdir) {
+    return std::nullopt; // bare: no worktree for a hook to hide in
+  }
+  auto dir = expand_user(entry->value);
+  if (!dir) {
+    return std::nullopt;
+  }
+  // Hooks run at the top of the worktree, so a relative hooksPath is taken from there.
+  const std::filesystem::path top(workdir);
+  auto real_top = resolved(top);
+  auto real_dir = resolved(top / *dir);
+  auto rel = real_dir.lexically_relative(real_top);
+  if (rel.empty() || *rel.begin() == "..") {
+    return std::nullopt;
+  }
+  std::string out = rel.generic_string();
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  return out;
 }
 
 } // namespace ws::gitbridge

@@ -43,4 +43,13 @@ std::vector<std::string> load_config_list(const std::filesystem::path& real_git_
                                           const std::filesystem::path& user_config_file,
                                           const char* key);
 
+/// The REAL repository's `core.hooksPath` when it lies inside `worktree`: repository-relative,
+/// '/'-separated, without a trailing '/' ("." when it is the top itself); nullopt when unset,
+/// empty or outside. Read from every config level, as git reads it (system, global, the
+/// repository's); resolved as git does: relative to the top of the worktree (where hooks
+/// run), with `~/` and `~user/` expanded; symlinks resolved, so the answer names where the
+/// agent's writes would land. Needs a live LibGit2; throws GitError when `worktree` is not a
+/// readable repository or its config is broken.
+std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree);
+
 } // namespace ws::gitbridge

@@ -23,6 +23,7 @@ PathFacts facts(ChangeType type, std::string path, mode_t mode = k_file) {
   f.path = std::move(path);
   f.mode = type == ChangeType::Deleted ? 0 : mode;
   f.base_mode = type == ChangeType::Added ? 0 : k_file;
+  f.real_mode = f.base_mode; // the real tree still has what the view started from
   f.size = 100;
   return f;
 }
@@ -39,6 +40,7 @@ PathFacts renamed(std::string from, std::string path, mode_t mode = k_file) {
   PathFacts f = facts(ChangeType::Renamed, std::move(path), mode);
   f.from = std::move(from);
   f.base_mode = 0;
+  f.real_mode = 0; // nothing stood at the new name
   return f;
 }
 PathFacts symlink(std::string path, std::string target) {
@@ -112,20 +114,51 @@ TEST_CASE("filters::decide withholds by kind of file") {
   check_rows({
       {"new executable", added("scripts/new.sh", k_exe), Verdict::Withheld, "new executable"},
       {"group exec only", added("x", S_IFREG | 0654), Verdict::Withheld, "new executable"},
-      {"renamed file made executable", renamed("a.sh", "b.sh", k_exe), Verdict::Withheld,
-       "added exec bit"},
-      {"renamed executable stays executable",
-       [] {
-         PathFacts f = renamed("a.sh", "b.sh", k_exe);
-         f.base_mode = k_exe;
-         return f;
-       }(),
+      // A rename keeps nothing: the facts are about the new path.
+      {"renamed executable",
+       with(renamed("tools/build.sh", "tools/git", k_exe), [](auto& f) { f.base_mode = k_exe; }),
+       Verdict::Withheld, "new executable"},
+      {"renamed onto a plain file",
+       with(renamed("a.sh", "b.sh", k_exe), [](auto& f) { f.real_mode = k_file; }),
+       Verdict::Withheld, "added exec bit"},
+      {"renamed onto a different executable",
+       with(renamed("a.sh", "b.sh", k_exe), [](auto& f) { f.real_mode = k_exe; }),
+       Verdict::Withheld, "changed executable"},
+      {"renamed onto the same executable",
+       with(renamed("a.sh", "b.sh", k_exe),
+            [](auto& f) {
+              f.real_mode = k_exe;
+              f.real_exec_same = true;
+            }),
        Verdict::Transfer, ""},
-      {"type change to exe", facts(ChangeType::TypeChanged, "tool", k_exe), Verdict::Withheld,
-       "new executable"},
+      {"symlink replaced by an executable",
+       with(facts(ChangeType::TypeChanged, "tool", k_exe),
+            [](auto& f) { f.base_mode = f.real_mode = S_IFLNK | 0777; }),
+       Verdict::Withheld, "new executable"},
       {"added exec bit", modified("run.sh", k_exe), Verdict::Withheld, "added exec bit"},
-      {"kept exec bit", with(modified("run.sh", k_exe), [](auto& f) { f.base_mode = k_exe; }),
+      {"changed executable",
+       with(modified("run.sh", k_exe), [](auto& f) { f.base_mode = f.real_mode = k_exe; }),
+       Verdict::Withheld, "changed executable"},
+      {"unchanged executable (mode of the view only)",
+       with(modified("run.sh", k_exe),
+            [](auto& f) {
+              f.base_mode = f.real_mode = k_exe;
+              f.real_exec_same = true;
+            }),
        Verdict::Transfer, ""},
+      {"real tree has a directory there",
+       with(added("tool", k_exe), [](auto& f) { f.real_mode = S_IFDIR | 0755; }), Verdict::Withheld,
+       "new executable"},
+      {"real tree has a symlink there",
+       with(added("tool", k_exe), [](auto& f) { f.real_mode = S_IFLNK | 0777; }), Verdict::Withheld,
+       "new executable"},
+      {"real executable edited by the person since",
+       with(modified("run.sh", k_exe),
+            [](auto& f) {
+              f.base_mode = k_file;
+              f.real_mode = k_exe;
+            }),
+       Verdict::Withheld, "changed executable"},
       {"removed exec bit", with(modified("run.sh"), [](auto& f) { f.base_mode = k_exe; }),
        Verdict::Transfer, ""},
       {"binary", with(added("logo.png"), [](auto& f) { f.binary = true; }), Verdict::Withheld,
@@ -179,9 +212,10 @@ TEST_CASE("filters::decide withholds risky symlinks") {
        "symlink pointing into .git (.git/hooks)"},
       {"into .git from below", symlink("sub/cfg", "../.GIT/config"), Verdict::Withheld,
        "pointing into .git"},
-      {"through a symlink",
-       with(symlink("docs/l", "../other/x"), [](auto& f) { f.symlink_through_symlink = true; }),
-       Verdict::Withheld, "symlink through another symlink (../other/x)"},
+      {"through a symlink that leads outside",
+       with(symlink("docs/l", "../other/x"),
+            [](auto& f) { f.symlink_reach = ws::filters::SymlinkReach::Outside; }),
+       Verdict::Withheld, "symlink pointing outside the project (../other/x)"},
       {"inside", symlink("docs/readme", "../README.md"), Verdict::Transfer, ""},
       {"down and up", symlink("a/l", "b/../../c"), Verdict::Transfer, ""},
       {"to the root", symlink("a/root", ".."), Verdict::Transfer, ""},
@@ -266,8 +300,6 @@ TEST_CASE("filters::decide flags files that run code") {
                            "Cargo.toml",
                            "build.rs",
                            ".npmrc",
-                           ".yarnrc",
-                           ".yarnrc.yml",
                            "Gemfile",
                            "Rakefile",
                            "justfile",
@@ -275,24 +307,25 @@ TEST_CASE("filters::decide flags files that run code") {
                            ".zshrc",
                            ".profile",
                            ".bash_profile",
-                           ".tool-versions",
-                           ".nvmrc",
                            ".envrc",
-                           ".pre-commit-config.yaml",
                            "MAKEFILE"}) {
     std::string name = path;
     name = name.substr(name.rfind('/') + 1);
     rows.push_back({path, modified(path), Verdict::Flagged, runs + name});
   }
-  for (auto [path, label] : {std::pair{".vscode/tasks.json", ".vscode/"},
-                             {"x/.idea/workspace.xml", ".idea/"},
-                             {".husky/pre-commit", ".husky/"},
-                             {".github/workflows/ci.yml", ".github/workflows/"},
+  for (auto [path, label] : {std::pair{".vscode/launch.json", ".vscode/"},
+                             {"x/.idea/misc.xml", ".idea/"},
+                             {".githooks/pre-commit", ".githooks/"},
                              {".devcontainer/devcontainer.json", ".devcontainer/"},
                              {".cargo/config.toml", ".cargo/config.toml"}}) {
     rows.push_back({path, modified(path), Verdict::Flagged, std::string(runs) + label});
   }
-  for (const char* path : {".gitattributes", ".gitignore", "sub/.gitignore", ".gitmodules"}) {
+  rows.push_back({"CI", modified(".github/workflows/ci.yml"), Verdict::Flagged,
+                  "runs in CI with the repository's secrets: .github/workflows/"});
+  rows.push_back(
+      {".nvmrc", modified(".nvmrc"), Verdict::Flagged, "picks the toolchain that runs: .nvmrc"});
+  for (const char* path :
+       {".gitattributes", ".gitignore", "sub/.gitignore", ".gitmodules", ".lfsconfig"}) {
     rows.push_back({path, modified(path), Verdict::Flagged, "changes what git sees: "});
   }
   for (const char* path :
@@ -314,7 +347,7 @@ TEST_CASE("filters::decide precedence blocked then withheld then flagged") {
        with(added(".git/hooks/x", k_exe), [](auto& f) { f.binary = true; }), Verdict::Blocked,
        "inside .git/"},
       {"blocked beats flagged", modified("vendor/.git/Makefile"), Verdict::Blocked, "nested .git"},
-      {"withheld beats flagged", added(".husky/pre-commit", k_exe), Verdict::Withheld,
+      {"withheld beats flagged", added(".githooks/pre-commit", k_exe), Verdict::Withheld,
        "new executable"},
       {"ignored Makefile", with(added("gen/Makefile"), [](auto& f) { f.ignored = true; }),
        Verdict::Withheld, "ignored by the real repository"},
@@ -368,7 +401,10 @@ TEST_CASE("filters::decide lets deletions through unless blocked ignored or plac
        "under node_modules/"},
       {".venv", deleted(".venv/bin/activate"), Verdict::Withheld, "under .venv/"},
       {".git", deleted(".git/hooks/pre-commit"), Verdict::Blocked, "inside .git/"},
-      {"flagged", deleted(".vscode/settings.json"), Verdict::Flagged, ".vscode/ (deleted)"},
+      {"flagged", deleted(".vscode/extensions.json"), Verdict::Flagged, ".vscode/ (deleted)"},
+      {"runs by itself: flagged", deleted(".vscode/settings.json"), Verdict::Flagged,
+       "your editor runs what it says when it opens the project: .vscode/settings.json "
+       "(deleted)"},
   });
 }
 

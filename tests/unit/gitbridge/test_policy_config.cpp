@@ -220,3 +220,80 @@ TEST_CASE("gitbridge::load_config_size reads ws.maxDisk with git's suffixes") {
   std::string msg = git_error_of([&] { load_config_size(git_dir, user, "ws.maxDisk"); });
   CHECK(msg.find("invalid ws.maxDisk 'lots'") != std::string::npos);
 }
+
+TEST_CASE("gitbridge::hooks_dir_inside resolves core.hooksPath as git does") {
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  // Canonical, so that a symlinked temporary directory cannot make "inside" look outside.
+  const auto root = std::filesystem::canonical(dir.path());
+  const auto repo = root / "repo";
+  auto r = ws::test::sh("git init -q repo && mkdir -p repo/tools/hooks outside", root);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto set = [&](const std::string& value) {
+    auto s = ws::test::sh("git -C repo config core.hooksPath '" + value + "'", root);
+    REQUIRE_MESSAGE(s.status == 0, s.err);
+  };
+  using ws::gitbridge::hooks_dir_inside;
+
+  SUBCASE("unset") {
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("empty") {
+    set("");
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("relative: from the top of the worktree") {
+    set("tools/hooks/");
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+    set("./tools/../tools/hooks");
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+    set("not/made/yet"); // git would run hooks there once they exist
+    CHECK(hooks_dir_inside(repo) == "not/made/yet");
+    set(".");
+    CHECK(hooks_dir_inside(repo) == ".");
+  }
+  SUBCASE("relative, leaving the worktree") {
+    set("../outside");
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("absolute inside") {
+    set((repo / "tools" / "hooks").string());
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+  }
+  SUBCASE("absolute outside") {
+    set((root / "outside").string());
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("~ expands from HOME") {
+    EnvVar home("HOME", root.c_str());
+    set("~/repo/tools/hooks");
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+    set("~/outside");
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("~user expands from the password database") {
+    set("~root/x"); // root's home is not inside a temporary directory
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("through a symlink in the worktree: where writes land") {
+    std::filesystem::create_directory_symlink("tools", repo / "link");
+    set("link/hooks");
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+  }
+  SUBCASE("a symlink leaving the worktree") {
+    std::filesystem::create_directory_symlink(root / "outside", repo / "away");
+    set("away");
+    CHECK(hooks_dir_inside(repo) == std::nullopt);
+  }
+  SUBCASE("from an included file, as git reads it") {
+    write_file(root / "inc.cfg", "[core]\n\thooksPath = tools/hooks\n");
+    auto s = ws::test::sh("git -C repo config include.path " + (root / "inc.cfg").string(), root);
+    REQUIRE_MESSAGE(s.status == 0, s.err);
+    CHECK(hooks_dir_inside(repo) == "tools/hooks");
+  }
+  SUBCASE("not a repository") {
+    CHECK(git_error_of([&] {
+            hooks_dir_inside(root / "outside");
+          }).find("cannot open repository") != std::string::npos);
+  }
+}

@@ -1,0 +1,37 @@
+#pragma once
+
+// Paths and gitignore-style patterns, as the transfer policy matches them. Pure: no I/O.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ws::filters {
+
+/// The '/'-separated components of `path`; empty components ("a//b", a trailing '/') are
+/// dropped, so callers never see them.
+std::vector<std::string> split_path(std::string_view path);
+
+/// ASCII case-insensitive equality: what a case-insensitive filesystem folds together.
+bool iequal(std::string_view a, std::string_view b);
+
+/// True for a name that is, or that some filesystem treats as, `.git`. Case-insensitive
+/// filesystems fold ".GIT" into ".git"; NTFS drops trailing dots and spaces and knows the 8.3
+/// name "git~1". git itself refuses all of these (verify_path), so blocking them costs nothing.
+bool is_dotgit(std::string_view name);
+
+/// How a built-in rule or a person's pattern is matched.
+struct MatchOptions {
+  bool casefold = false;  ///< ignore ASCII case (built-in rules: a case-insensitive filesystem
+                          ///< opens "MAKEFILE" for "Makefile")
+  bool file_only = false; ///< a pattern without a trailing '/' names the path itself, never a
+                          ///< directory above it ("BUILD" must not catch "build/x.o")
+};
+
+/// `matches()` with options: see policy.hpp for the pattern syntax.
+bool matches_with(std::string_view pattern, std::string_view path, MatchOptions options);
+
+/// `path` is `dir` or lies below it, component by component (`casefold` as above).
+bool at_or_below(std::string_view path, std::string_view dir, bool casefold);
+
+} // namespace ws::filters

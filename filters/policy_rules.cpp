@@ -1,0 +1,367 @@
+// The built-in rule tables. A rule belongs where the principle puts it:
+// - withheld when the file runs code by itself, with no tool named by the person (Python
+//   imports sitecustomize.py at every start-up; direnv loads .env on `cd`; rustup runs the
+//   toolchain rust-toolchain.toml names for every `cargo`; git runs hook managers' configs
+//   on `git commit`; an editor runs what its settings name when the project opens);
+// - flagged when the person runs a tool by name and the tool executes what the file says
+//   (`make`, `pytest`, `cmake --preset`, `npm install`), or the file changes what git sees.
+// Every pattern is matched ignoring case: a case-insensitive filesystem opens "MAKEFILE" for
+// "Makefile", so an agent must not slip past a rule by spelling.
+#include "filters/policy_rules.hpp"
+
+#include "filters/pattern.hpp"
+
+namespace ws::filters {
+
+namespace {
+
+constexpr PlaceRule k_places[] = {
+    {".venv/", "under .venv/ (a Python virtual environment)"},
+    {"venv/", "under venv/ (a Python virtual environment)"},
+    {"pyvenv.cfg", "pyvenv.cfg (marks a Python virtual environment)"},
+    {"node_modules/", "under node_modules/"},
+    {"__pycache__/", "under __pycache__/ (compiled Python)"},
+    {"*.pyc", "compiled Python (.pyc)"},
+    {"*.pyo", "compiled Python (.pyo)"},
+};
+
+// --- withheld: runs by itself ----------------------------------------------------------------
+
+constexpr const char* k_python_startup = "Python runs it at every start-up";
+constexpr const char* k_direnv = "direnv loads it when you cd into the project";
+constexpr const char* k_direnv_nix = "direnv (use nix, use flake) runs it when you cd into the "
+                                     "project";
+constexpr const char* k_commit = "git's hooks run what it says on commit";
+constexpr const char* k_editor = "your editor runs what it says when it opens the project";
+
+constexpr NameRule k_self_running[] = {
+    // site.py imports these from any sys.path entry (PYTHONPATH=., an editable install, a
+    // script's own directory), and runs every `import` line of a .pth file.
+    {"sitecustomize.py", k_python_startup, ""},
+    {"usercustomize.py", k_python_startup, ""},
+    {"*.pth", k_python_startup, ""},
+    // direnv asks before running a changed .envrc (it remembers the content's hash), but not
+    // before what an allowed .envrc loads: `dotenv`, `dotenv_if_exists .env.local`,
+    // `source_env .envrc.local`, `use flake`. BASH_ENV, NODE_OPTIONS or PATH in a .env run
+    // code in every later command.
+    {".env", k_direnv, ""},
+    {".env.*", k_direnv, ""},
+    {".envrc.*", k_direnv, ""},
+    {"shell.nix", k_direnv_nix, ""},
+    {"flake.nix", k_direnv_nix, ""},
+    {"devenv.nix", k_direnv_nix, ""},
+    {"devenv.yaml", k_direnv_nix, ""},
+    // Toolchain overrides: every run of the tool runs what they name instead of the tool.
+    {"rust-toolchain", "rustup runs the toolchain it names for every cargo and rustc", ""},
+    {"rust-toolchain.toml", "rustup runs the toolchain it names for every cargo and rustc", ""},
+    {".tool-versions", "asdf and mise run the tools it names (path: takes any directory)", ""},
+    {"mise.toml", "mise runs its env and hooks when you cd into the project", ""},
+    {"mise.*.toml", "mise runs its env and hooks when you cd into the project", ""},
+    {".mise.toml", "mise runs its env and hooks when you cd into the project", ""},
+    {".mise.*.toml", "mise runs its env and hooks when you cd into the project", ""},
+    {"**/.mise/", "mise runs its env and hooks when you cd into the project", ".mise/"},
+    {"**/.config/mise/", "mise runs its env and hooks when you cd into the project",
+     ".config/mise/"},
+    {"**/.config/mise.toml", "mise runs its env and hooks when you cd into the project",
+     ".config/mise.toml"},
+    {".yarnrc.yml", "yarn runs the yarn it names (yarnPath) for every command", ""},
+    {".yarnrc", "yarn runs the yarn it names (yarn-path) for every command", ""},
+    {"**/.yarn/releases/", "yarn itself, run for every yarn command", ".yarn/releases/"},
+    {"**/.yarn/plugins/", "yarn runs these for every command", ".yarn/plugins/"},
+    {"**/gradle/wrapper/", "./gradlew runs the gradle it names", "gradle/wrapper/"},
+    {"**/.mvn/wrapper/", "./mvnw runs the maven it names", ".mvn/wrapper/"},
+    {".bazelversion", "bazelisk runs the bazel it names", ""},
+    {".bazeliskrc", "bazelisk runs the bazel it names", ""},
+    {"/tools/bazel", "the bazel launcher runs it instead of bazel", "tools/bazel"},
+    // Hook managers: the hook they installed in .git/hooks runs what these say on every
+    // `git commit` or `git push`, without the person naming the manager.
+    {".pre-commit-config.yaml", k_commit, ""},
+    {".pre-commit-config.yml", k_commit, ""},
+    {"lefthook.yml", k_commit, ""},
+    {"lefthook.yaml", k_commit, ""},
+    {"lefthook.json", k_commit, ""},
+    {"lefthook.toml", k_commit, ""},
+    {".lefthook.*", k_commit, ""},
+    {"lefthook-local.*", k_commit, ""},
+    {".lefthook-local.*", k_commit, ""},
+    {"**/.lefthook/", k_commit, ".lefthook/"},
+    {"**/.husky/", k_commit, ".husky/"},
+    {".huskyrc*", k_commit, ""},
+    {"husky.config.*", k_commit, ""},
+    {".lintstagedrc*", k_commit, ""},
+    {"lint-staged.config.*", k_commit, ""},
+    {".commitlintrc*", k_commit, ""},
+    {"commitlint.config.*", k_commit, ""},
+    // Editors in a trusted folder: VS Code runs the executables settings name
+    // (python.defaultInterpreterPath, git.path...) and folderOpen tasks; JetBrains IDEs run
+    // startup tasks and file watchers.
+    {"**/.vscode/settings.json", k_editor, ".vscode/settings.json"},
+    {"**/.vscode/tasks.json", k_editor, ".vscode/tasks.json"},
+    {"*.code-workspace", k_editor, ""},
+    {"**/.idea/workspace.xml", k_editor, ".idea/workspace.xml"},
+    {"**/.idea/watcherTasks.xml", k_editor, ".idea/watcherTasks.xml"},
+};
+
+// --- flagged: a tool the person names runs it -------------------------------------------------
+
+constexpr const char* k_runs = "runs code on your machine";
+constexpr const char* k_installs = "decides what code gets installed";
+constexpr const char* k_toolchain = "picks the toolchain that runs";
+constexpr const char* k_ci = "runs in CI with the repository's secrets";
+constexpr const char* k_git_sees = "changes what git sees";
+
+constexpr NameRule k_flags[] = {
+    // Editors, dev containers and environment loaders.
+    {".envrc", k_runs, ""}, // direnv asks again before running a changed .envrc
+    {"**/.vscode/", k_runs, ".vscode/"},
+    {"**/.idea/", k_runs, ".idea/"},
+    {"**/.devcontainer/", k_runs, ".devcontainer/"},
+    {".devcontainer.json", k_runs, ""},
+    {"**/.githooks/", k_runs, ".githooks/"},
+    {".nvmrc", k_toolchain, ""},
+    {".node-version", k_toolchain, ""},
+    {".python-version", k_toolchain, ""},
+    {".ruby-version", k_toolchain, ""},
+    {".java-version", k_toolchain, ""},
+    {".go-version", k_toolchain, ""},
+    {".sdkmanrc", k_toolchain, ""},
+    // CI runs these with the repository's secrets; composite actions run from unchanged
+    // workflows.
+    {"/.github/workflows/", k_ci, ".github/workflows/"},
+    {"/.github/actions/", k_ci, ".github/actions/"},
+    {"action.yml", k_ci, ""},
+    {"action.yaml", k_ci, ""},
+    {".gitlab-ci.yml", k_ci, ""},
+    {"/.circleci/", k_ci, ".circleci/"},
+    {"/.buildkite/", k_ci, ".buildkite/"},
+    {".travis.yml", k_ci, ""},
+    {"azure-pipelines.yml", k_ci, ""},
+    {"bitbucket-pipelines.yml", k_ci, ""},
+    {"Jenkinsfile", k_ci, ""},
+    // What git itself reads from the tree.
+    {".gitattributes", k_git_sees, ""},
+    {".gitignore", k_git_sees, ""},
+    {".gitmodules", k_git_sees, ""},
+    {".lfsconfig", k_git_sees, ""}, // lfs.url: where git-lfs fetches and pushes
+    // make, cmake, meson, bazel, task runners.
+    {"Makefile", k_runs, ""},
+    {"GNUmakefile", k_runs, ""},
+    {"*.mk", k_runs, ""},
+    {"CMakeLists.txt", k_runs, ""},
+    {"*.cmake", k_runs, ""},
+    {"CMakePresets.json", k_runs, ""},
+    {"CMakeUserPresets.json", k_runs, ""},
+    {"meson.build", k_runs, ""},
+    {"meson_options.txt", k_runs, ""},
+    {"meson.options", k_runs, ""},
+    {"BUILD", k_runs, ""},
+    {"BUILD.bazel", k_runs, ""},
+    {"WORKSPACE", k_runs, ""},
+    {"WORKSPACE.bazel", k_runs, ""},
+    {"WORKSPACE.bzlmod", k_runs, ""},
+    {"MODULE.bazel", k_runs, ""},
+    {"*.bzl", k_runs, ""},
+    {".bazelrc", k_runs, ""},
+    {"SConstruct", k_runs, ""},
+    {"SConscript", k_runs, ""},
+    {"justfile", k_runs, ""}, // just also reads Justfile, .justfile: case is folded
+    {".justfile", k_runs, ""},
+    {"Taskfile.yml", k_runs, ""},
+    {"Taskfile.yaml", k_runs, ""},
+    {"Taskfile.dist.yml", k_runs, ""},
+    {"Taskfile.dist.yaml", k_runs, ""},
+    {"Earthfile", k_runs, ""},
+    {"Tiltfile", k_runs, ""},
+    {"Vagrantfile", k_runs, ""},
+    // Gradle and Maven.
+    {"*.gradle", k_runs, ""},
+    {"*.gradle.kts", k_runs, ""},
+    {"gradle.properties", k_runs, ""},
+    {"gradlew", k_runs, ""},
+    {"gradlew.bat", k_runs, ""},
+    {"**/buildSrc/", k_runs, "buildSrc/"},
+    {"pom.xml", k_runs, ""},
+    {"**/.mvn/", k_runs, ".mvn/"}, // extensions.xml, jvm.config (-javaagent), maven.config
+    {"mvnw", k_runs, ""},
+    {"mvnw.cmd", k_runs, ""},
+    // Node and its tools: configs they execute as JavaScript, package files.
+    {"package.json", k_runs, ""},
+    {".npmrc", k_runs, ""},
+    {".pnpmfile.cjs", k_runs, ""},
+    {"pnpm-workspace.yaml", k_runs, ""},
+    {"bunfig.toml", k_runs, ""},
+    {"deno.json", k_runs, ""},
+    {"deno.jsonc", k_runs, ""},
+    {"*.config.js", k_runs, ""},
+    {"*.config.cjs", k_runs, ""},
+    {"*.config.mjs", k_runs, ""},
+    {"*.config.ts", k_runs, ""},
+    {"*.config.cts", k_runs, ""},
+    {"*.config.mts", k_runs, ""},
+    {"*.conf.js", k_runs, ""}, // karma.conf.js, protractor.conf.js
+    {".*rc.js", k_runs, ""},
+    {".*rc.cjs", k_runs, ""},
+    {".*rc.mjs", k_runs, ""},
+    {".*rc.ts", k_runs, ""},
+    {".babelrc*", k_runs, ""},
+    {"babel.config.json", k_runs, ""},
+    {".eslintrc*", k_runs, ""},
+    {".prettierrc*", k_runs, ""},
+    {".mocharc*", k_runs, ""},
+    {".stylelintrc*", k_runs, ""},
+    {"Gruntfile.*", k_runs, ""},
+    {"gulpfile.*", k_runs, ""},
+    {"package-lock.json", k_installs, ""},
+    {"npm-shrinkwrap.json", k_installs, ""},
+    {"yarn.lock", k_installs, ""},
+    {"pnpm-lock.yaml", k_installs, ""},
+    {"bun.lock", k_installs, ""},
+    {"bun.lockb", k_installs, ""},
+    // Python and its tools.
+    {"setup.py", k_runs, ""},
+    {"setup.cfg", k_runs, ""}, // [tool:pytest] addopts = -p plugin
+    {"pyproject.toml", k_runs, ""},
+    {"conftest.py", k_runs, ""},
+    {"pytest.ini", k_runs, ""},
+    {".pytest.ini", k_runs, ""},
+    {"noxfile.py", k_runs, ""},
+    {"tox.ini", k_runs, ""},
+    {"hatch.toml", k_runs, ""},
+    {".pdbrc", k_runs, ""},
+    {".pylintrc", k_runs, ""}, // init-hook
+    {"pylintrc", k_runs, ""},
+    {".coveragerc", k_runs, ""}, // plugins
+    {"mypy.ini", k_runs, ""},    // plugins
+    {".mypy.ini", k_runs, ""},
+    {".flake8", k_runs, ""}, // local-plugins
+    {"ipython_config.py", k_runs, ""},
+    {"jupyter_*_config.py", k_runs, ""},
+    {"fabfile.py", k_runs, ""},
+    {"dodo.py", k_runs, ""},
+    {"requirements*.txt", k_installs, ""},
+    {"constraints*.txt", k_installs, ""},
+    {"**/requirements/", k_installs, "requirements/"},
+    {"Pipfile", k_installs, ""},
+    {"Pipfile.lock", k_installs, ""},
+    {"poetry.lock", k_installs, ""},
+    {"pdm.lock", k_installs, ""},
+    {"uv.lock", k_installs, ""},
+    {"uv.toml", k_installs, ""},
+    {"pylock*.toml", k_installs, ""},
+    // Rust and Go.
+    {"Cargo.toml", k_runs, ""},
+    {"build.rs", k_runs, ""},
+    {"**/.cargo/config", k_runs, ".cargo/config"},
+    {"**/.cargo/config.toml", k_runs, ".cargo/config.toml"},
+    {"Cargo.lock", k_installs, ""},
+    {"go.mod", k_installs, ""}, // replace, toolchain
+    {"go.work", k_installs, ""},
+    {"go.sum", k_installs, ""},
+    {"go.work.sum", k_installs, ""},
+    // Ruby, Perl, PHP, Nix, containers.
+    {"Gemfile", k_runs, ""},
+    {"Gemfile.lock", k_installs, ""},
+    {"*.gemspec", k_runs, ""},
+    {"Rakefile", k_runs, ""},
+    {".irbrc", k_runs, ""},
+    {".pryrc", k_runs, ""},
+    {".rspec", k_runs, ""},
+    {".rubocop.yml", k_runs, ""},
+    {"**/.bundle/", k_runs, ".bundle/"},
+    {"Makefile.PL", k_runs, ""},
+    {"Build.PL", k_runs, ""},
+    {"composer.json", k_runs, ""},
+    {"composer.lock", k_installs, ""},
+    {"default.nix", k_runs, ""},
+    {"flake.lock", k_installs, ""},
+    {"Dockerfile", k_runs, ""},
+    {"Containerfile", k_runs, ""},
+    {"docker-compose.yml", k_runs, ""},
+    {"docker-compose.yaml", k_runs, ""},
+    {"compose.yml", k_runs, ""},
+    {"compose.yaml", k_runs, ""},
+    // Shell start-up files (a dotfiles repository, or a tool that sources them).
+    {".bashrc", k_runs, ""},
+    {".bash_profile", k_runs, ""},
+    {".bash_login", k_runs, ""},
+    {".profile", k_runs, ""},
+    {".zshrc", k_runs, ""},
+    {".zshenv", k_runs, ""},
+    {".zprofile", k_runs, ""},
+};
+
+constexpr MatchOptions k_builtin{.casefold = true, .file_only = true};
+
+constexpr const char* k_hook_names[] = {
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+};
+
+} // namespace
+
+std::span<const PlaceRule> place_rules() {
+  return k_places;
+}
+
+std::span<const NameRule> self_running_rules() {
+  return k_self_running;
+}
+
+std::span<const NameRule> flag_rules() {
+  return k_flags;
+}
+
+const PlaceRule* find_place(std::string_view path) {
+  for (const PlaceRule& rule : k_places) {
+    if (matches_with(rule.pattern, path, k_builtin)) {
+      return &rule;
+    }
+  }
+  return nullptr;
+}
+
+const NameRule* find_rule(std::span<const NameRule> rules, std::string_view path) {
+  for (const NameRule& rule : rules) {
+    if (matches_with(rule.pattern, path, k_builtin)) {
+      return &rule;
+    }
+  }
+  return nullptr;
+}
+
+bool is_git_hook_name(std::string_view name) {
+  for (const char* hook : k_hook_names) {
+    if (iequal(name, hook)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace ws::filters

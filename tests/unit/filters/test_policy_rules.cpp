@@ -1,0 +1,363 @@
+// The rules by what a file does (issue 10): files that run code by themselves are withheld,
+// files a named tool runs are flagged; symlinks by where they really lead; submodules; the
+// real repository's core.hooksPath. Each row checks the verdict and the reason a person reads.
+#include "filters/pattern.hpp"
+#include "filters/policy.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+using namespace ws::filters;
+
+namespace {
+
+constexpr mode_t k_file = S_IFREG | 0644;
+constexpr mode_t k_exe = S_IFREG | 0755;
+
+PathFacts facts(ChangeType type, std::string path, mode_t mode = k_file) {
+  PathFacts f;
+  f.type = type;
+  f.path = std::move(path);
+  f.mode = type == ChangeType::Deleted ? 0 : mode;
+  f.base_mode = f.real_mode = type == ChangeType::Added ? 0 : k_file;
+  f.size = 100;
+  return f;
+}
+PathFacts added(std::string path, mode_t mode = k_file) {
+  return facts(ChangeType::Added, std::move(path), mode);
+}
+PathFacts modified(std::string path) {
+  return facts(ChangeType::Modified, std::move(path));
+}
+PathFacts deleted(std::string path) {
+  return facts(ChangeType::Deleted, std::move(path));
+}
+PathFacts renamed(std::string from, std::string path) {
+  PathFacts f = facts(ChangeType::Renamed, std::move(path));
+  f.from = std::move(from);
+  f.base_mode = f.real_mode = 0;
+  return f;
+}
+PathFacts symlink(std::string path, std::string target, SymlinkReach reach) {
+  PathFacts f = added(std::move(path), S_IFLNK | 0777);
+  f.symlink_target = std::move(target);
+  f.symlink_reach = reach;
+  return f;
+}
+template <class Fn> PathFacts with(PathFacts f, Fn&& change) {
+  change(f);
+  return f;
+}
+
+struct Row {
+  std::string what;
+  PathFacts facts;
+  Verdict verdict;
+  std::string reason; ///< the whole reason (empty for Transfer)
+};
+
+void check_rows(const std::vector<Row>& rows, const PolicyConfig& config = {}) {
+  for (const Row& row : rows) {
+    CAPTURE(row.what);
+    CAPTURE(row.facts.path);
+    Decision d = decide(row.facts, config);
+    CHECK(std::string(verdict_name(d.verdict)) == verdict_name(row.verdict));
+    CHECK(d.reason == row.reason);
+  }
+}
+
+constexpr const char* k_python = "Python runs it at every start-up: ";
+constexpr const char* k_direnv = "direnv loads it when you cd into the project: ";
+constexpr const char* k_nix = "direnv (use nix, use flake) runs it when you cd into the project: ";
+constexpr const char* k_rustup = "rustup runs the toolchain it names for every cargo and rustc: ";
+constexpr const char* k_mise = "mise runs its env and hooks when you cd into the project: ";
+constexpr const char* k_commit = "git's hooks run what it says on commit: ";
+constexpr const char* k_editor = "your editor runs what it says when it opens the project: ";
+
+/// Path and the whole reason of every rule that withholds a file running code by itself.
+const std::vector<std::pair<std::string, std::string>> k_self_running = {
+    {"sitecustomize.py", std::string(k_python) + "sitecustomize.py"},
+    {"src/pkg/sitecustomize.py", std::string(k_python) + "sitecustomize.py"},
+    {"usercustomize.py", std::string(k_python) + "usercustomize.py"},
+    {"lib/editable.pth", std::string(k_python) + "editable.pth"},
+    {".env", std::string(k_direnv) + ".env"},
+    {"app/.env.local", std::string(k_direnv) + ".env.local"},
+    {".envrc.local", std::string(k_direnv) + ".envrc.local"},
+    {"shell.nix", std::string(k_nix) + "shell.nix"},
+    {"flake.nix", std::string(k_nix) + "flake.nix"},
+    {"devenv.nix", std::string(k_nix) + "devenv.nix"},
+    {"rust-toolchain", std::string(k_rustup) + "rust-toolchain"},
+    {"crates/x/rust-toolchain.toml", std::string(k_rustup) + "rust-toolchain.toml"},
+    {".tool-versions",
+     "asdf and mise run the tools it names (path: takes any directory): .tool-versions"},
+    {"mise.toml", std::string(k_mise) + "mise.toml"},
+    {".mise.toml", std::string(k_mise) + ".mise.toml"},
+    {"mise.local.toml", std::string(k_mise) + "mise.local.toml"},
+    {".config/mise/config.toml", std::string(k_mise) + ".config/mise/"},
+    {".yarnrc.yml", "yarn runs the yarn it names (yarnPath) for every command: .yarnrc.yml"},
+    {".yarnrc", "yarn runs the yarn it names (yarn-path) for every command: .yarnrc"},
+    {".yarn/releases/yarn-4.1.cjs", "yarn itself, run for every yarn command: .yarn/releases/"},
+    {".yarn/plugins/p.cjs", "yarn runs these for every command: .yarn/plugins/"},
+    {"gradle/wrapper/gradle-wrapper.properties",
+     "./gradlew runs the gradle it names: gradle/wrapper/"},
+    {".mvn/wrapper/maven-wrapper.properties", "./mvnw runs the maven it names: .mvn/wrapper/"},
+    {".bazelversion", "bazelisk runs the bazel it names: .bazelversion"},
+    {"tools/bazel", "the bazel launcher runs it instead of bazel: tools/bazel"},
+    {".pre-commit-config.yaml", std::string(k_commit) + ".pre-commit-config.yaml"},
+    {"lefthook.yml", std::string(k_commit) + "lefthook.yml"},
+    {".lefthook.yml", std::string(k_commit) + ".lefthook.yml"},
+    {".husky/pre-commit", std::string(k_commit) + ".husky/"},
+    {".lintstagedrc.json", std::string(k_commit) + ".lintstagedrc.json"},
+    {"commitlint.config.js", std::string(k_commit) + "commitlint.config.js"},
+    {".vscode/settings.json", std::string(k_editor) + ".vscode/settings.json"},
+    {".vscode/tasks.json", std::string(k_editor) + ".vscode/tasks.json"},
+    {"proj.code-workspace", std::string(k_editor) + "proj.code-workspace"},
+    {".idea/workspace.xml", std::string(k_editor) + ".idea/workspace.xml"},
+};
+
+} // namespace
+
+TEST_CASE("filters::decide withholds files that run code by themselves") {
+  std::vector<Row> rows;
+  for (const auto& [path, reason] : k_self_running) {
+    rows.push_back({"added", added(path), Verdict::Withheld, reason});
+    rows.push_back({"modified", modified(path), Verdict::Withheld, reason});
+    // What it is counts before its exec bit: the reason says which tool runs it.
+    rows.push_back({"executable", added(path, k_exe), Verdict::Withheld, reason});
+    rows.push_back({"renamed onto", renamed("notes.txt", path), Verdict::Withheld, reason});
+    // Going away lands no code, but changes what runs.
+    rows.push_back({"deleted", deleted(path), Verdict::Flagged, reason + " (deleted)"});
+    rows.push_back({"renamed away", renamed(path, "old/notes.txt"), Verdict::Flagged,
+                    reason + ", renamed from '" + path + "'"});
+  }
+  check_rows(rows);
+}
+
+TEST_CASE("filters::decide folds case for files that run by themselves") {
+  check_rows({
+      {"SiteCustomize", added("SiteCustomize.py"), Verdict::Withheld,
+       std::string(k_python) + "SiteCustomize.py"},
+      {".PTH", added("x/Evil.PTH"), Verdict::Withheld, std::string(k_python) + "Evil.PTH"},
+      {".ENV", added(".ENV"), Verdict::Withheld, std::string(k_direnv) + ".ENV"},
+      {"RUST-TOOLCHAIN.TOML", added("Rust-Toolchain.TOML"), Verdict::Withheld,
+       std::string(k_rustup) + "Rust-Toolchain.TOML"},
+      {".Husky", added(".Husky/pre-commit"), Verdict::Withheld, std::string(k_commit) + ".husky/"},
+      {".VSCode", modified(".VSCode/Settings.JSON"), Verdict::Withheld,
+       std::string(k_editor) + ".vscode/settings.json"},
+      {"TOOLS/BAZEL", added("TOOLS/BAZEL"), Verdict::Withheld,
+       "the bazel launcher runs it instead of bazel: tools/bazel"},
+  });
+}
+
+TEST_CASE("filters::decide leaves look-alikes of self-running files alone") {
+  check_rows({
+      {"suffix", added("sitecustomize.py.txt"), Verdict::Transfer, ""},
+      {"prefix", added("my_sitecustomize.py"), Verdict::Transfer, ""},
+      {".pth inside a name", added("docs/x.pth.md"), Verdict::Transfer, ""},
+      {".environment", added(".environment"), Verdict::Transfer, ""},
+      {"env.md", added("docs/env.md"), Verdict::Transfer, ""},
+      {"bazel elsewhere", added("src/tools/bazel"), Verdict::Transfer, ""},
+      {"other .vscode file", modified(".vscode/extensions.json"), Verdict::Flagged,
+       "runs code on your machine: .vscode/"},
+      {"other .idea file", modified(".idea/codeStyles/Project.xml"), Verdict::Flagged,
+       "runs code on your machine: .idea/"},
+      {".envrc: direnv asks again", modified(".envrc"), Verdict::Flagged,
+       "runs code on your machine: .envrc"},
+  });
+}
+
+TEST_CASE("filters::decide flags files a named tool runs") {
+  const std::string runs = "runs code on your machine: ";
+  const std::string installs = "decides what code gets installed: ";
+  const std::string ci = "runs in CI with the repository's secrets: ";
+  const std::string toolchain = "picks the toolchain that runs: ";
+  std::vector<Row> rows;
+  auto flag = [&rows](const std::string& path, const std::string& reason) {
+    rows.push_back({"modified", modified(path), Verdict::Flagged, reason});
+    rows.push_back({"deleted", deleted(path), Verdict::Flagged, reason + " (deleted)"});
+  };
+  for (const char* name : {"pytest.ini",
+                           ".pdbrc",
+                           ".pylintrc",
+                           "pylintrc",
+                           ".coveragerc",
+                           "mypy.ini",
+                           ".flake8",
+                           "ipython_config.py",
+                           "jupyter_server_config.py",
+                           "CMakePresets.json",
+                           "CMakeUserPresets.json",
+                           "Taskfile.yml",
+                           "Taskfile.yaml",
+                           "justfile",
+                           ".justfile",
+                           "Justfile",
+                           "meson.build",
+                           "meson_options.txt",
+                           "BUILD",
+                           "BUILD.bazel",
+                           "WORKSPACE",
+                           "MODULE.bazel",
+                           "defs.bzl",
+                           ".bazelrc",
+                           "build.gradle",
+                           "build.gradle.kts",
+                           "settings.gradle",
+                           "gradle.properties",
+                           "pom.xml",
+                           "jest.config.js",
+                           "vite.config.ts",
+                           "webpack.config.cjs",
+                           "babel.config.mjs",
+                           "eslint.config.mjs",
+                           "prettier.config.cjs",
+                           ".eslintrc.js",
+                           ".eslintrc.json",
+                           ".babelrc",
+                           ".prettierrc",
+                           ".mocharc.yml",
+                           "karma.conf.js",
+                           "gulpfile.js",
+                           "Gruntfile.js",
+                           "bunfig.toml",
+                           "deno.json",
+                           "pnpm-workspace.yaml",
+                           "Vagrantfile",
+                           "Containerfile",
+                           "compose.yaml",
+                           ".irbrc",
+                           "default.nix",
+                           "composer.json"}) {
+    flag(std::string("sub/") + name, runs + name);
+  }
+  flag(".mvn/extensions.xml", runs + ".mvn/");
+  flag(".mvn/jvm.config", runs + ".mvn/");
+  flag("buildSrc/src/main/kotlin/x.kt", runs + "buildSrc/");
+  for (const char* name :
+       {"requirements.txt", "requirements-dev.txt", "constraints.txt", "package-lock.json",
+        "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.work", "go.sum",
+        "Cargo.lock", "poetry.lock", "uv.lock", "Pipfile.lock", "Gemfile.lock", "flake.lock"}) {
+    flag(name, installs + name);
+  }
+  flag("requirements/base.txt", installs + "requirements/");
+  for (const char* name : {".python-version", ".node-version", ".ruby-version"}) {
+    flag(name, toolchain + name);
+  }
+  flag(".github/actions/setup/action.yml", ci + ".github/actions/");
+  flag("ci/local-action/action.yaml", ci + "action.yaml");
+  flag(".gitlab-ci.yml", ci + ".gitlab-ci.yml");
+  flag(".circleci/config.yml", ci + ".circleci/");
+  flag(".lfsconfig", "changes what git sees: .lfsconfig");
+  // Case folded, and a rename onto and away.
+  rows.push_back({"PYTEST.INI", modified("PYTEST.INI"), Verdict::Flagged, runs + "PYTEST.INI"});
+  rows.push_back(
+      {"renamed onto", renamed("x.txt", "go.mod"), Verdict::Flagged, installs + "go.mod"});
+  rows.push_back({"renamed away", renamed("CMakePresets.json", "old.json"), Verdict::Flagged,
+                  runs + "CMakePresets.json, renamed from 'CMakePresets.json'"});
+  // A file rule names the file, never a directory above it.
+  rows.push_back({"build/ is not BUILD", added("build/out.txt"), Verdict::Transfer, ""});
+  rows.push_back({"Makefile/ is no Makefile", added("docs/Makefile/notes"), Verdict::Transfer, ""});
+  rows.push_back({"not a config", added("src/config.js"), Verdict::Transfer, ""});
+  rows.push_back({"not a requirements file", added("docs/requirements.md"), Verdict::Transfer, ""});
+  check_rows(rows);
+}
+
+TEST_CASE("filters::decide withholds symlinks by where they really lead") {
+  check_rows({
+      // `src/up -> ..` makes `deep/.../up/../../../..` leave the project, which no lexical
+      // reading of the target can see.
+      {"outside", symlink("passwd-link", "src/up/../../etc/passwd", SymlinkReach::Outside),
+       Verdict::Withheld, "symlink pointing outside the project (src/up/../../etc/passwd)"},
+      {"into .git", symlink("h", "src/g/hooks", SymlinkReach::IntoGit), Verdict::Withheld,
+       "symlink pointing into .git (src/g/hooks)"},
+      {"loop", symlink("a", "b", SymlinkReach::Unresolvable), Verdict::Withheld,
+       "symlink loop or too deep (b)"},
+      {"inside", symlink("docs/l", "../README.md", SymlinkReach::Inside), Verdict::Transfer, ""},
+      // The lexical checks still come first and read the same.
+      {"absolute", symlink("p", "/etc/passwd", SymlinkReach::Outside), Verdict::Withheld,
+       "symlink to an absolute path (/etc/passwd)"},
+      {"lexical dot-dot", symlink("p", "../x", SymlinkReach::Inside), Verdict::Withheld,
+       "symlink pointing outside the project (../x)"},
+      {"lexical .git", symlink("p", ".git/config", SymlinkReach::Inside), Verdict::Withheld,
+       "symlink pointing into .git (.git/config)"},
+      {"deleting a link is fine",
+       with(deleted("old-link"), [](auto& f) { f.symlink_reach = SymlinkReach::Outside; }),
+       Verdict::Transfer, ""},
+  });
+}
+
+TEST_CASE("filters::decide blocks submodule contents and withholds its pointer") {
+  auto in_sub = [](PathFacts f) {
+    f.submodule = "vendor/lib";
+    return f;
+  };
+  auto pointer = [](PathFacts f) {
+    f.gitlink = true;
+    return f;
+  };
+  const std::string never = "never transferred: inside submodule 'vendor/lib'";
+  check_rows({
+      {"added inside", in_sub(added("vendor/lib/src/a.c")), Verdict::Blocked, never},
+      {"modified inside", in_sub(modified("vendor/lib/Makefile")), Verdict::Blocked, never},
+      {"deleted inside", in_sub(deleted("vendor/lib/README")), Verdict::Blocked, never},
+      {"renamed out of it", in_sub(renamed("vendor/lib/a.c", "src/a.c")), Verdict::Blocked, never},
+      {"pointer modified", pointer(modified("vendor/lib")), Verdict::Withheld, "submodule pointer"},
+      {"pointer deleted", pointer(deleted("vendor/lib")), Verdict::Withheld, "submodule pointer"},
+      {"pointer replaced by a file", pointer(facts(ChangeType::TypeChanged, "vendor/lib")),
+       Verdict::Withheld, "submodule pointer"},
+      {"pointer renamed", pointer(renamed("vendor/lib", "vendor/lib2")), Verdict::Withheld,
+       "submodule pointer"},
+  });
+}
+
+TEST_CASE("filters::decide withholds everything in the real core.hooksPath") {
+  PolicyConfig config;
+  config.hooks_path = "tools/hooks";
+  const std::string reason = "in core.hooksPath 'tools/hooks' (git runs these on commit, push...)";
+  check_rows(
+      {
+          {"new hook", added("tools/hooks/pre-commit"), Verdict::Withheld, reason},
+          {"new executable hook", added("tools/hooks/pre-commit", k_exe), Verdict::Withheld,
+           reason},
+          {"edited helper", modified("tools/hooks/lib/common.sh"), Verdict::Withheld, reason},
+          {"deleted hook", deleted("tools/hooks/pre-push"), Verdict::Withheld, reason},
+          {"case folded", added("Tools/Hooks/post-checkout"), Verdict::Withheld, reason},
+          {"the directory replaced by a symlink",
+           with(facts(ChangeType::TypeChanged, "tools/hooks", S_IFLNK | 0777),
+                [](auto& f) { f.symlink_target = "../evil"; }),
+           Verdict::Withheld, reason},
+          {"renamed into", renamed("notes.txt", "tools/hooks/commit-msg"), Verdict::Withheld,
+           reason},
+          {"renamed out of", renamed("tools/hooks/commit-msg", "notes.txt"), Verdict::Withheld,
+           reason + ", renamed from 'tools/hooks/commit-msg'"},
+          {"a sibling directory", added("tools/hooksx/pre-commit"), Verdict::Transfer, ""},
+          {"the parent", added("tools/pre-commit"), Verdict::Transfer, ""},
+      },
+      config);
+  // core.hooksPath = . (the top): only hook names there.
+  config.hooks_path = ".";
+  check_rows(
+      {
+          {"top hook", added("pre-commit"), Verdict::Withheld,
+           "in core.hooksPath '.' (git runs these on commit, push...)"},
+          {"a hook name below", added("src/pre-commit"), Verdict::Transfer, ""},
+          {"other top file", added("README"), Verdict::Transfer, ""},
+      },
+      config);
+  // Unset: nothing special.
+  check_rows({{"unset", added("tools/hooks/pre-commit"), Verdict::Transfer, ""}});
+}
+
+TEST_CASE("filters::at_or_below compares whole components") {
+  CHECK(at_or_below("a/b", "a/b", false));
+  CHECK(at_or_below("a/b/c", "a/b", false));
+  CHECK(!at_or_below("a/bc", "a/b", false));
+  CHECK(!at_or_below("a", "a/b", false));
+  CHECK(!at_or_below("A/B/c", "a/b", false));
+  CHECK(at_or_below("A/B/c", "a/b", true));
+  CHECK(!at_or_below("a", "", true));
+}
