@@ -8,6 +8,8 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/repository.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -111,6 +113,169 @@ char status_letter(git_delta_t status) {
   }
 }
 
+/// A path as git prints it with core.quotePath (ws's quote_path does the same in src/):
+/// plain if it is printable ASCII, else in double quotes with C escapes and octal bytes.
+/// An agent names files: a newline, an escape or a bidi control stays visible, on one line.
+std::string git_quoted(std::string_view path) {
+  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; };
+  if (std::all_of(path.begin(), path.end(), [&](char c) { return plain(c); })) {
+    return std::string(path);
+  }
+  std::string out = "\"";
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    const char* named = c == '\n'   ? "\\n"
+                        : c == '\t' ? "\\t"
+                        : c == '\r' ? "\\r"
+                        : c == '"'  ? "\\\""
+                        : c == '\\' ? "\\\\"
+                                    : nullptr;
+    if (named) {
+      out += named;
+    } else if (plain(c)) {
+      out += ch;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    }
+  }
+  return out + '"';
+}
+
+/// "old => new" as git prints a rename in a diffstat (diff.c pprint_rename): a common
+/// leading directory and trailing part go outside braces, "src/{a.c => b.c}"; quoted names
+/// are printed whole.
+std::string rename_name(std::string_view a, std::string_view b) {
+  std::string qa = git_quoted(a), qb = git_quoted(b);
+  if (qa != a || qb != b) {
+    return qa + " => " + qb;
+  }
+  size_t pfx = 0; // up to and with the last '/' the two share from the start
+  for (size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) {
+    if (a[i] == '/') {
+      pfx = i + 1;
+    }
+  }
+  // From the end, back to the last shared '/', which may be the prefix's own slash.
+  size_t sfx = 0;
+  size_t floor = pfx > 0 ? pfx - 1 : 0;
+  for (size_t k = 1; k <= a.size() && k <= b.size(); ++k) {
+    size_t ia = a.size() - k, ib = b.size() - k;
+    if (ia < floor || ib < floor || a[ia] != b[ib]) {
+      break;
+    }
+    if (a[ia] == '/') {
+      sfx = k;
+    }
+  }
+  if (pfx + sfx == 0) {
+    return qa + " => " + qb;
+  }
+  auto mid = [&](std::string_view s) {
+    return s.size() > pfx + sfx ? s.substr(pfx, s.size() - pfx - sfx) : std::string_view();
+  };
+  return std::string(a.substr(0, pfx)) + "{" + std::string(mid(a)) + " => " + std::string(mid(b)) +
+         "}" + std::string(a.substr(a.size() - sfx));
+}
+
+/// One line of the diffstat, before layout.
+struct StatRow {
+  std::string name; ///< quoted; "old => new" for a rename
+  size_t added = 0, deleted = 0;
+  bool binary = false;
+  uint64_t old_size = 0, new_size = 0;
+};
+
+size_t digits(size_t n) {
+  size_t d = 1;
+  for (; n >= 10; n /= 10) {
+    ++d;
+  }
+  return d;
+}
+
+/// `git diff --stat --summary` for 80 columns, laid out as git lays it out (diff.c
+/// show_stats): names get what the graph leaves, the graph is scaled to fit.
+std::string format_stat(const std::vector<StatRow>& rows, const std::string& summary) {
+  constexpr size_t k_width = 80;
+  size_t name_width = 0, max_change = 0, number_width = 0;
+  size_t insertions = 0, deletions = 0;
+  for (const auto& r : rows) {
+    name_width = std::max(name_width, r.name.size());
+    if (r.binary) {
+      number_width = std::max<size_t>(number_width, 3); // "Bin"
+    } else {
+      max_change = std::max(max_change, r.added + r.deleted);
+    }
+    insertions += r.added;
+    deletions += r.deleted;
+  }
+  number_width = std::max(number_width, digits(max_change));
+  size_t graph_width = std::min(max_change, k_width);
+  if (name_width + number_width + 6 + graph_width > k_width) {
+    size_t graph_max = k_width * 3 / 8 > number_width + 6 ? k_width * 3 / 8 - number_width - 6 : 0;
+    if (graph_width > graph_max) {
+      graph_width = std::max<size_t>(graph_max, 6);
+    }
+    size_t rest = k_width - number_width - 6 - graph_width;
+    if (name_width > rest) {
+      name_width = rest;
+    } else {
+      graph_width = k_width - number_width - 6 - name_width;
+    }
+  }
+  // git's scale_linear: a change of any size shows at least one mark.
+  auto scale = [&](size_t n) { return n == 0 ? 0 : 1 + n * (graph_width - 1) / max_change; };
+  std::string out;
+  for (const auto& r : rows) {
+    std::string name = r.name;
+    if (name.size() > name_width) {
+      // "..." and the end of the name, from a directory boundary where there is one.
+      std::string tail = name.substr(name.size() - (name_width - 3));
+      size_t slash = tail.find('/');
+      name = "..." + (slash == std::string::npos ? tail : tail.substr(slash));
+    }
+    out += " " + name + std::string(name_width - name.size(), ' ') + " |";
+    if (r.binary) {
+      out += " " + std::string(number_width - 3, ' ') + "Bin " + std::to_string(r.old_size) +
+             " -> " + std::to_string(r.new_size) + " bytes\n";
+      continue;
+    }
+    std::string n = std::to_string(r.added + r.deleted);
+    out += " " + std::string(number_width - n.size(), ' ') + n;
+    size_t add = r.added, del = r.deleted;
+    if (graph_width <= max_change) {
+      size_t total = scale(add + del);
+      if (total < 2 && add > 0 && del > 0) {
+        total = 2;
+      }
+      if (add < del) {
+        add = scale(add);
+        del = total - add;
+      } else {
+        del = scale(del);
+        add = total - del;
+      }
+    }
+    if (r.added + r.deleted > 0) {
+      out += " " + std::string(add, '+') + std::string(del, '-');
+    }
+    out += "\n";
+  }
+  auto plural = [](size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  out += " " + plural(rows.size(), "file changed", "files changed");
+  if (insertions > 0 || deletions == 0) {
+    out += ", " + plural(insertions, "insertion(+)", "insertions(+)");
+  }
+  if (deletions > 0 || insertions == 0) {
+    out += ", " + plural(deletions, "deletion(-)", "deletions(-)");
+  }
+  return out + "\n" + summary;
+}
+
 } // namespace
 
 Patch build_patch(const std::vector<FilePair>& pairs) {
@@ -166,17 +331,9 @@ Patch build_patch(const std::vector<FilePair>& pairs) {
   git_check(git_diff_to_buf(&text.buf, diff.get(), GIT_DIFF_FORMAT_PATCH), "format the patch");
   out.text = text.str();
 
-  git_diff_stats* stats_raw = nullptr;
-  git_check(git_diff_get_stats(&stats_raw, diff.get()), "count changed lines");
-  DiffStatsPtr stats(stats_raw);
-  GitBuf stat;
-  git_check(git_diff_stats_to_buf(&stat.buf, stats.get(),
-                                  static_cast<git_diff_stats_format_t>(
-                                      GIT_DIFF_STATS_FULL | GIT_DIFF_STATS_INCLUDE_SUMMARY),
-                                  80),
-            "format the diffstat");
-  out.stat = stat.str();
-
+  // The diffstat: names quoted here, as git quotes them (libgit2's own stat prints them raw).
+  std::vector<StatRow> rows;
+  std::string summary;
   size_t n = git_diff_num_deltas(diff.get());
   for (size_t i = 0; i < n; ++i) {
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
@@ -193,8 +350,33 @@ Patch build_patch(const std::vector<FilePair>& pairs) {
       git_check(git_patch_line_stats(&context, &f.added, &f.deleted, patch.get()),
                 "count lines of '" + f.path + "'");
     }
+    StatRow row{f.status == 'R' ? rename_name(f.old_path, f.path) : git_quoted(f.path),
+                f.added,
+                f.deleted,
+                f.binary,
+                d->old_file.size,
+                d->new_file.size};
+    rows.push_back(std::move(row));
+    auto mode = [](uint32_t m) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%06o", m);
+      return std::string(buf);
+    };
+    if (f.status == 'A') {
+      summary += " create mode " + mode(d->new_file.mode) + " " + git_quoted(f.path) + "\n";
+    } else if (f.status == 'D') {
+      summary += " delete mode " + mode(d->old_file.mode) + " " + git_quoted(f.old_path) + "\n";
+    } else if (f.status == 'R') {
+      summary += " rename " + rename_name(f.old_path, f.path) + " (" +
+                 std::to_string(d->similarity) + "%)\n";
+    }
+    if ((f.status == 'M' || f.status == 'R') && d->old_file.mode != d->new_file.mode) {
+      summary += " mode change " + mode(d->old_file.mode) + " => " + mode(d->new_file.mode) + " " +
+                 git_quoted(f.path) + "\n";
+    }
     out.files.push_back(std::move(f));
   }
+  out.stat = format_stat(rows, summary);
   return out;
 }
 

@@ -55,19 +55,21 @@ int cmd_log(const Context& ctx, const LogOptions& options) {
     std::printf("%s]\n", first ? "" : "\n");
     return 0;
   }
+  // The agent names its own processes (prctl(PR_SET_NAME)), xattrs and files: everything
+  // but ws's own words is escaped, so no entry can act on the terminal or fake another.
   for (const auto& e : entries) {
-    std::string who = std::to_string(e.pid) + " " + e.comm;
-    std::printf("%s  %-22s %-9s %s", format_time(e.time_ns).c_str(), who.c_str(), e.op.c_str(),
-                quote_path(e.path).c_str());
+    std::string who = std::to_string(e.pid) + " " + visible_text(e.comm);
+    std::printf("%s  %-22s %-9s %s", format_time(e.time_ns).c_str(), who.c_str(),
+                visible_text(e.op).c_str(), quote_path(e.path).c_str());
     if (!e.path2.empty()) {
       std::printf(" -> %s", quote_path(e.path2).c_str());
     }
     if (!e.detail.empty()) {
       std::printf("  [%s]",
-                  e.op == "write" ? summarize_ranges(e.detail).c_str() : e.detail.c_str());
+                  visible_text(e.op == "write" ? summarize_ranges(e.detail) : e.detail).c_str());
     }
     if (!e.session.empty()) {
-      std::printf("  (session %s)", e.session.c_str());
+      std::printf("  (session %s)", visible_text(e.session).c_str());
     }
     std::printf("\n");
   }

@@ -2,26 +2,49 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <string>
 
 namespace ws {
 
 namespace {
-// Length of the valid UTF-8 sequence at s[i], or 0.
-size_t utf8_len(std::string_view s, size_t i) {
+/// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+/// surrogates, nothing past U+10FFFF), with its code point in `cp`; 0 if there is none.
+size_t utf8_decode(std::string_view s, size_t i, uint32_t& cp) {
   auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  size_t n = c < 0x80                ? 1
+             : c >= 0xc2 && c < 0xe0 ? 2
+             : (c >> 4) == 0xe       ? 3
+             : c >= 0xf0 && c < 0xf5 ? 4
+                                     : 0;
   if (n == 0 || i + n > s.size()) {
     return 0;
   }
+  cp = n == 1 ? c : c & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
   for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
+    auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc >> 6) != 0x2) {
       return 0;
     }
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+    return 0;
   }
   return n;
 }
+
+/// Code points a terminal acts on or hides rather than shows: C1 controls (U+009B is CSI
+/// on terminals that take 8-bit controls), bidi controls that reorder what is shown
+/// (Trojan Source, CVE-2021-42574), and invisible separators and joiners that hide text.
+bool is_hidden_code_point(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200b || cp == 0x200e ||
+         cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) ||
+         cp == 0xfeff;
+}
+
 // The escapes git's quoting and JSON share; false if `c` has none.
 bool append_common_escape(std::string& out, unsigned char c) {
   switch (c) {
@@ -76,28 +99,58 @@ std::string quote_path(std::string_view path) {
   return out;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
+std::string visible_text(std::string_view s, bool content) {
+  std::string out;
+  out.reserve(s.size());
+  char buf[16];
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
-    size_t n = utf8_len(s, i);
+    uint32_t cp = 0;
+    size_t n = utf8_decode(s, i, cp);
     if (n == 0) {
-      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (n == 1 && (c < 0x20 || c == 0x7f)) {
+      if (content && (c == '\t' || c == '\n')) {
+        out += static_cast<char>(c);
+      } else if (c == 0x1b) {
+        out += "\\e";
+      } else if (!append_common_escape(out, c)) { // \n \t \r, or:
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      }
+    } else if (n > 1 && is_hidden_code_point(cp)) {
+      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  char buf[16];
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    uint32_t cp = 0;
+    size_t n = utf8_decode(s, i, cp);
+    if (n == 0) {
       std::snprintf(buf, sizeof buf, "\\udc%02x", c);
       out += buf;
       ++i;
       continue;
     }
-    if (n == 1) {
-      if (!append_common_escape(out, c)) {
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-      }
+    if (n == 1 && append_common_escape(out, c)) {
+      // \n \t \r \" \\ written
+    } else if ((n == 1 && (c < 0x20 || c == 0x7f)) || (n > 1 && is_hidden_code_point(cp))) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
     } else {
       out.append(s.substr(i, n));
     }

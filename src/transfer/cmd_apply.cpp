@@ -6,6 +6,7 @@
 #include "src/cli/pager.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/change_content.hpp"
+#include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
 #include "src/transfer/landed_versions.hpp"
 #include "src/transfer/landing.hpp"
@@ -124,34 +125,6 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
   }
 }
 
-void print_conflicts(const std::vector<Outcome>& outcomes, bool color) {
-  for (const auto& o : outcomes) {
-    if (o.how != How::Conflict) {
-      continue;
-    }
-    std::fprintf(stderr, "%sCONFLICT%s %s\n", color ? "\033[1;31m" : "", color ? "\033[m" : "",
-                 o.conflict.c_str());
-    for (const auto& h : o.hunks) {
-      std::fprintf(stderr, "  at line %zu:\n", h.line);
-      auto show = [](const std::string& who, const std::string& text) {
-        std::fprintf(stderr, "    %s:\n", who.c_str());
-        size_t start = 0;
-        while (start < text.size()) {
-          size_t end = text.find('\n', start);
-          std::string line = text.substr(start, end == std::string::npos ? end : end - start);
-          std::fprintf(stderr, "      | %s\n", line.c_str());
-          if (end == std::string::npos) {
-            break;
-          }
-          start = end + 1;
-        }
-      };
-      show("yours (real tree)", h.yours);
-      show("the agent's", h.agents);
-    }
-  }
-}
-
 } // namespace
 
 int cmd_apply(const Context& ctx, const ApplyOptions& o) {
@@ -190,7 +163,9 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (conflicts > 0 && !o.markers) {
-    print_conflicts(outcomes, color);
+    for (const auto& out : outcomes) {
+      std::fputs(conflict_report(out, color).c_str(), stderr);
+    }
     throw Error(std::to_string(conflicts) + " conflicting file" + (conflicts > 1 ? "s" : "") +
                     ": nothing was applied",
                 "resolve them in the real tree or the workspace and apply again, or apply the "
@@ -274,7 +249,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     } catch (const std::exception& e) {
       std::fprintf(stderr,
                    "ws: warning: applied, but the workspace still holds these changes: %s\n",
-                   e.what());
+                   visible_text(e.what()).c_str());
     }
   }
   std::string report = verdict_report(r.plan, color, "");

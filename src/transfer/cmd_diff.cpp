@@ -112,7 +112,12 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
     }
     head += "): land exactly this with 'ws apply --expect " + patch.id + "'\n";
     out.write(color ? "\033[33m" + head + "\033[m" : head);
-    out.write(color ? gitbridge::colorize_patch(patch.text) : patch.text);
+    // On a terminal (a pager's too) the content is shown, not obeyed: its controls escaped,
+    // so no line of it can move the cursor, erase, or print at column 0 over its own '+'.
+    // Every report line below starts at column 0 with '#', which no patch line can: the
+    // report cannot be imitated. In a pipe the patch stays byte-exact.
+    std::string text = tty ? visible_text(patch.text, true) : patch.text;
+    out.write(color ? gitbridge::colorize_patch(text) : text);
   }
   if (!report.empty()) {
     // On a terminal it follows the patch; in a pipe it goes to stderr, so the patch stays a

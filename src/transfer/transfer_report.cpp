@@ -17,10 +17,13 @@ std::string display_path(const fuse::Change& c) {
 
 std::string shown_reason(const filters::Decision& d) {
   constexpr std::string_view prefix = "never transferred: "; // the verdict says it already
-  if (d.verdict == filters::Verdict::Blocked && d.reason.starts_with(prefix)) {
-    return d.reason.substr(prefix.size());
+  std::string_view reason = d.reason;
+  if (d.verdict == filters::Verdict::Blocked && reason.starts_with(prefix)) {
+    reason.remove_prefix(prefix.size());
   }
-  return d.reason;
+  // Reasons quote symlink targets and names the agent chose; the policy escapes C0 controls
+  // only, this the rest (C1, bidi, invalid UTF-8).
+  return visible_text(reason);
 }
 
 namespace {

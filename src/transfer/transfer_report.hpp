@@ -12,7 +12,8 @@ char status_letter(const fuse::Change& c);
 /// "old -> new" for a rename, else the path; quoted as git quotes paths.
 std::string display_path(const fuse::Change& c);
 
-/// The decision's reason as shown next to its verdict ("BLOCKED: inside .git/ ...").
+/// The decision's reason as shown next to its verdict ("BLOCKED: inside .git/ ..."), safe to
+/// print on a terminal (visible_text).
 std::string shown_reason(const filters::Decision& d);
 
 /// The lines a person must see next to a patch: what is flagged (in the patch, read it

@@ -1,0 +1,40 @@
+#include "src/transfer/conflict_report.hpp"
+
+#include "src/cli/text.hpp"
+
+#include <cstdio>
+
+namespace ws {
+
+namespace {
+void show_lines(std::string& out, const std::string& who, const std::string& text) {
+  out += "    " + who + ":\n";
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view line(text.data() + start,
+                          (end == std::string::npos ? text.size() : end) - start);
+    out += "      | " + visible_text(line, true) + "\n";
+    if (end == std::string::npos) {
+      break;
+    }
+    start = end + 1;
+  }
+}
+} // namespace
+
+std::string conflict_report(const LandingResult& r, bool color) {
+  if (r.how != LandingResult::How::Conflict) {
+    return {};
+  }
+  std::string out = std::string(color ? "\033[1;31m" : "") + "CONFLICT" + (color ? "\033[m" : "") +
+                    " " + visible_text(r.conflict) + "\n";
+  for (const auto& h : r.hunks) {
+    out += "  at line " + std::to_string(h.line) + ":\n";
+    show_lines(out, "yours (real tree)", h.yours);
+    show_lines(out, "the agent's", h.agents);
+  }
+  return out;
+}
+
+} // namespace ws
