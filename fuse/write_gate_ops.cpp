@@ -156,8 +156,13 @@ void g_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fus
         mem.buf[0].size = data.size();
         mem.buf[0].mem = data.data();
         ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
+        int err = got < 0 ? static_cast<int>(-got) : 0;
         data.resize(got > 0 ? static_cast<size_t>(got) : 0);
-        return [req, ino, d = std::move(data), off, f = FileInfo(fi)]() mutable {
+        return [req, ino, d = std::move(data), err, off, f = FileInfo(fi)]() mutable {
+          if (err != 0) {
+            fuse_reply_err(req, err); // the data could not be read from the request
+            return;
+          }
           fuse_bufvec v{};
           v.count = 1;
           v.buf[0].size = d.size();
