@@ -267,7 +267,10 @@ private:
         c.kind = ChangeKind::Renamed;
         m_changes.erase(it);
       } else {
-        c.from.clear(); // copied, not moved: the origin is still there
+        // Copied, not moved (a hard link, or a name the origin's path got back): the origin
+        // is still there, so this is a new file; its origin is no base it replaced.
+        c.from.clear();
+        c.base.reset();
       }
     }
   }

@@ -570,7 +570,7 @@ fuse_lowlevel_ops make_ops_impl() {
 
 } // namespace
 
-const fuse_lowlevel_ops& lowlevel_ops() {
+const fuse_lowlevel_ops& ungated_ops() {
   static const fuse_lowlevel_ops ops = make_ops_impl();
   return ops;
 }

@@ -5,7 +5,10 @@
 
 namespace ws::fuse {
 
-/// The trampolines of fuse_adapter.cpp; userdata must be the OverlayFs.
+/// The trampolines of fuse_adapter.cpp behind the write gate (write_gate_ops.cpp); userdata
+/// must be the OverlayFs.
 const fuse_lowlevel_ops& lowlevel_ops();
+/// The trampolines of fuse_adapter.cpp alone.
+const fuse_lowlevel_ops& ungated_ops();
 
 } // namespace ws::fuse

@@ -60,7 +60,10 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
     Entry e = attach_entry_locked(parent, name, path);
     try {
       auto fh = open_locked(c, e.node, flags, &path);
-      e.attr = getattr(e.node);
+      struct stat st = stat_object_locked(e.node); // not getattr(): m_tree is held
+      settle_created_handle(e.node, fh, flags, st.st_mode);
+      present(e.node, st);
+      e.attr = st;
       return {e, std::move(fh)};
     } catch (...) {
       tree.unlock();
@@ -84,7 +87,27 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   fh->path = path;
   note_created_locked(parent, path);
   record(c, "create", path);
-  return {attach_entry_locked(parent, name, path), std::move(fh)};
+  Entry e = attach_entry_locked(parent, name, path);
+  settle_created_handle(e.node, fh, flags, mode);
+  return {e, std::move(fh)};
+}
+
+void OverlayFs::settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int flags,
+                                      mode_t mode) {
+  if (!m_stateless || !fh) {
+    return;
+  }
+  // The kernel that does not send OPEN does not send RELEASE either, not even for a
+  // CREATE's handle (fs/fuse/file.c, fuse_file_put): every handle kept here would leak its
+  // fd (one per file an `npm install` writes). Writes come without a handle and open the
+  // file themselves, as for any other file; only a daemon that cannot reopen it by its mode
+  // keeps the fd, in a bounded set.
+  int accmode = flags & O_ACCMODE;
+  mode_t need = accmode == O_RDONLY ? S_IRUSR : accmode == O_WRONLY ? S_IWUSR : S_IRUSR | S_IWUSR;
+  if (!m_root_daemon && (mode & need) != need) {
+    m_created.put(n, std::move(fh->fd), accmode);
+  }
+  fh.reset();
 }
 
 int OverlayFs::read_fd(Node* n, FileHandle& fh) {

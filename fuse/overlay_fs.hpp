@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fuse/created_fds.hpp"
 #include "fuse/disk_usage.hpp"
 #include "fuse/git_paths.hpp"
 #include "fuse/host_callers.hpp"
@@ -9,6 +10,7 @@
 #include "fuse/lower_watcher.hpp"
 #include "fuse/meta_store.hpp"
 #include "fuse/unique_fd.hpp"
+#include "fuse/write_gate.hpp"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -207,6 +209,8 @@ public:
 
   // files (overlay_files.cpp)
   std::unique_ptr<FileHandle> open(const Caller& c, Node* n, int flags);
+  /// Creates (or, without O_EXCL, opens) `name`. With stateless opens the handle is null:
+  /// the kernel sends no RELEASE for it then, so anything it held would leak.
   std::pair<Entry, std::unique_ptr<FileHandle>>
   create(const Caller& c, Node* parent, std::string_view name, mode_t mode, int flags);
   /// The fd to read from (re-opened on the upper copy if another open copied it up).
@@ -224,6 +228,9 @@ public:
   double negative_timeout(const Node* parent) const;
 
   // stateless files: no OPEN/RELEASE from the kernel (overlay_stateless.cpp)
+  /// The kernel checked the caller's right to read (or write) when it opened the file; a
+  /// daemon that is not root may still be refused by the file's mode (a file created
+  /// 0444): then the fd kept at creation, or the file opened despite its mode.
   UniqueFd open_for_read(Node* n);
   /// Copies the object up first if it still is the real tree's.
   UniqueFd open_for_write(Node* n);
@@ -268,6 +275,9 @@ public:
   MetaStore& meta() { return m_meta; }
   /// The agent's share of the disk and its limit (docs/filesystem.md, "Disk limit").
   DiskUsage& disk() { return m_disk; }
+  /// Holds back the requests that change the view while `ws apply` reads it
+  /// (docs/filesystem.md, "Pausing writers").
+  WriteGate& writes() { return m_writes; }
 
 private:
   /// A name resolved in a directory. Directories come with O_PATH fds on their upper
@@ -342,6 +352,16 @@ private:
   /// Opens a node's object with `flags` (O_PATH for a handle); needs m_tree held.
   UniqueFd open_object_locked(const Node* n, int flags) const;
   struct stat stat_object_locked(const Node* n) const;
+  /// open_object_locked for a stateless READ or WRITE (`accmode`): the fd kept when the file
+  /// was created, else the object itself, despite its mode if the daemon owns it
+  /// (open_despite_mode_locked).
+  UniqueFd open_stateless_locked(Node* n, int accmode);
+  /// Opens `n` (an upper object the daemon owns, whose mode refuses the daemon) by adding
+  /// the owner's permission for the open, under n->mutex. Throws EACCES otherwise.
+  UniqueFd open_despite_mode_locked(Node* n, int accmode);
+  /// With stateless opens: keeps `fh`'s fd in m_created if the daemon could not open the
+  /// file again (its mode `mode`), and drops the handle (the kernel never releases it).
+  void settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int flags, mode_t mode);
   /// Gives a non-directory about to lose its name an fd of its own (needs m_tree held).
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
@@ -414,6 +434,8 @@ private:
   HostCallers m_hosts;
   std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
   bool m_stateless = false;
+  CreatedFds m_created; ///< after every other lock (a leaf)
+  WriteGate m_writes;
 
   /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
   struct PendingWrite {

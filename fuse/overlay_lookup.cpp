@@ -338,6 +338,7 @@ void OverlayFs::release_locked(Node* n) {
     --parent->child_refs;
     unwatch_locked(n);
     flush_pending_of(n);
+    m_created.erase(n); // before the address can be reused
     m_nodes.erase(n);
     n = parent;
   }

@@ -6,6 +6,8 @@
 #include "fuse/system_error.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ws::fuse {
 
@@ -16,13 +18,55 @@ constexpr int64_t k_pending_age_ns = 200'000'000;
 
 UniqueFd OverlayFs::open_for_read(Node* n) {
   std::shared_lock tree(m_tree);
-  return open_object_locked(n, O_RDONLY);
+  return open_stateless_locked(n, O_RDONLY);
 }
 
 UniqueFd OverlayFs::open_for_write(Node* n) {
   std::shared_lock tree(m_tree);
   copy_up(n);
-  return open_object_locked(n, O_WRONLY);
+  return open_stateless_locked(n, O_WRONLY);
+}
+
+UniqueFd OverlayFs::open_stateless_locked(Node* n, int accmode) {
+  if (UniqueFd kept = m_created.dup(n, accmode)) {
+    return kept;
+  }
+  try {
+    return open_object_locked(n, accmode);
+  } catch (const SystemError& e) {
+    if (e.err() != EACCES || m_root_daemon || n->is_dir()) {
+      throw;
+    }
+  }
+  return open_despite_mode_locked(n, accmode);
+}
+
+UniqueFd OverlayFs::open_despite_mode_locked(Node* n, int accmode) {
+  // The kernel let this caller open the file (default_permissions), or it created the file
+  // with this mode through the fd we no longer hold: only the daemon's own access is
+  // missing. Under n->mutex, so two of these never restore each other's mode.
+  std::lock_guard lock(n->mutex);
+  UniqueFd obj = open_object_locked(n, O_PATH);
+  struct stat st {};
+  if (::fstat(obj.get(), &st) != 0) {
+    throw_errno("stat", n->name);
+  }
+  if (!n->on_upper.load() || st.st_uid != ::geteuid() || !S_ISREG(st.st_mode)) {
+    throw SystemError(EACCES, "open '" + n->name + "'");
+  }
+  std::string proc = proc_fd_path(obj.get());
+  mode_t need = accmode == O_RDONLY ? S_IRUSR : accmode == O_WRONLY ? S_IWUSR : S_IRUSR | S_IWUSR;
+  if (::chmod(proc.c_str(), (st.st_mode & 07777) | need) != 0) {
+    throw_errno("chmod", n->name);
+  }
+  UniqueFd fd(::open(proc.c_str(), accmode | O_CLOEXEC));
+  int err = errno;
+  ::chmod(proc.c_str(), st.st_mode & 07777);
+  if (!fd) {
+    errno = err;
+    throw_errno("open", n->name);
+  }
+  return fd;
 }
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {

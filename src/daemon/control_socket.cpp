@@ -11,6 +11,7 @@
 
 #include "fuse/overlay_fs.hpp"
 #include "fuse/unique_fd.hpp"
+#include "fuse/write_gate.hpp"
 #include "src/cli/error.hpp"
 #include "src/daemon/daemon.hpp"
 
@@ -24,7 +25,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -133,8 +137,11 @@ std::vector<std::string> split_nul(const std::string& data) {
 
 } // namespace
 
-std::optional<std::string> control_call(const fs::path& state_dir,
-                                        const std::vector<std::string>& request) {
+namespace {
+
+/// A connection to the daemon listening in `state_dir`, checked to be the workspace's own
+/// user's (or root's); nullopt when no daemon listens there.
+std::optional<UniqueFd> connect_daemon(const fs::path& state_dir) {
   UniqueFd dir = open_state_dir(state_dir);
   UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!sock) {
@@ -154,6 +161,32 @@ std::optional<std::string> control_call(const fs::path& state_dir,
                     " is not the workspace's daemon (another user's)",
                 "remove that socket, then try again");
   }
+  return sock;
+}
+
+/// Throws the daemon's error reply `reply` to `op`.
+[[noreturn]] void throw_reply(const fs::path& state_dir, const std::string& op,
+                              const std::string& reply) {
+  std::string body = reply.rfind("error\n", 0) == 0 ? reply.substr(6) : reply;
+  size_t nl = body.find('\n');
+  std::string what = body.substr(0, nl);
+  std::string hint = nl == std::string::npos ? std::string() : body.substr(nl + 1);
+  while (!hint.empty() && hint.back() == '\n') {
+    hint.pop_back();
+  }
+  throw Error("the workspace's daemon could not " + op + ": " + what,
+              hint.empty() ? "see its log: " + (state_dir / "daemon.log").string() : hint);
+}
+
+} // namespace
+
+std::optional<std::string> control_call(const fs::path& state_dir,
+                                        const std::vector<std::string>& request) {
+  std::optional<UniqueFd> conn = connect_daemon(state_dir);
+  if (!conn) {
+    return std::nullopt;
+  }
+  UniqueFd sock = std::move(*conn);
   std::string data;
   for (const std::string& s : request) {
     data += s;
@@ -168,12 +201,47 @@ std::optional<std::string> control_call(const fs::path& state_dir,
   if (reply.rfind("ok\n", 0) == 0) {
     return reply.substr(3);
   }
-  std::string body = reply.rfind("error\n", 0) == 0 ? reply.substr(6) : reply;
-  size_t nl = body.find('\n');
-  std::string what = body.substr(0, nl);
-  std::string hint = nl == std::string::npos ? std::string() : body.substr(nl + 1);
-  throw Error("the workspace's daemon could not " + request.front() + ": " + what,
-              hint.empty() ? "see its log: " + (state_dir / "daemon.log").string() : hint);
+  throw_reply(state_dir, request.front(), reply);
+}
+
+std::optional<UniqueFd> control_pause_writes(const fs::path& state_dir, std::chrono::seconds wait) {
+  std::optional<UniqueFd> conn = connect_daemon(state_dir);
+  if (!conn) {
+    return std::nullopt;
+  }
+  int sock = conn->get();
+  const std::string request = std::string(k_pause_request) + '\0';
+  timeval limit{static_cast<time_t>(wait.count()), 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  if (!send_all(sock, request) || ::shutdown(sock, SHUT_WR) != 0) {
+    throw Error("the workspace's daemon did not take the request to pause writers",
+                "see its log: " + (state_dir / "daemon.log").string());
+  }
+  // The daemon answers "ok\npaused\n" and keeps the connection open (closing it resumes
+  // the writers), or answers an error and closes.
+  const std::string paused = "ok\npaused\n";
+  std::string reply;
+  char buf[4096];
+  while (reply.rfind(paused, 0) != 0) {
+    ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      throw Error("the workspace's daemon did not pause writers within " +
+                      std::to_string(wait.count()) + " s: " + std::strerror(errno),
+                  "see its log: " + (state_dir / "daemon.log").string());
+    }
+    if (n == 0) { // an error reply ends with the daemon's close
+      if (reply.empty()) {
+        throw Error("the workspace's daemon did not answer '" + std::string(k_pause_request) + "'",
+                    "see its log: " + (state_dir / "daemon.log").string());
+      }
+      throw_reply(state_dir, "pause writers", reply);
+    }
+    reply.append(buf, static_cast<size_t>(n));
+  }
+  return std::move(*conn);
 }
 
 struct ControlServer::Impl {
@@ -181,7 +249,16 @@ struct ControlServer::Impl {
   UniqueFd listener;
   UniqueFd wake; ///< eventfd: written to stop the thread
   Handler handler;
+  fuse::WriteGate* gate = nullptr;
   std::thread thread;
+  /// Threads holding a pause each, until their client closes; reaped by the control thread
+  /// (and joined on destruction, after `wake` ends their waits).
+  struct Holder {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Holder> holders; ///< the control thread's (and the destructor's, after it)
+  static constexpr size_t k_max_pauses = 8;
 
   void run() {
     for (;;) {
@@ -198,12 +275,13 @@ struct ControlServer::Impl {
       }
       UniqueFd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (conn) {
-        serve(conn.get());
+        serve(conn);
       }
     }
   }
 
-  void serve(int conn) {
+  void serve(UniqueFd& sock) {
+    int conn = sock.get();
     auto cred = peer_of(conn);
     if (!cred || !trusted(*cred) || !outside_any_sandbox(*cred)) {
       spdlog::warn("control socket: refused a request from uid {} pid {}", cred ? cred->uid : -1,
@@ -227,6 +305,10 @@ struct ControlServer::Impl {
     ControlPeer peer{cred->pid, cred->uid, cred->gid};
     spdlog::info("control: {} ({} argument(s)) from pid {}", request.front(), request.size() - 1,
                  peer.pid);
+    if (gate && request.front() == k_pause_request) {
+      start_pause(sock, peer);
+      return;
+    }
     std::string reply;
     try {
       reply = "ok\n" + handler(peer, request);
@@ -239,12 +321,76 @@ struct ControlServer::Impl {
     }
     send_all(conn, reply);
   }
+
+  /// Pauses the gate and hands the pause, with the connection, to a thread that holds it
+  /// until the client closes or the limit passes; the control thread goes on answering.
+  void start_pause(UniqueFd& sock, const ControlPeer& peer) {
+    std::erase_if(holders, [](Holder& h) {
+      if (!h.done->load()) {
+        return false;
+      }
+      h.thread.join();
+      return true;
+    });
+    if (holders.size() >= k_max_pauses) {
+      send_all(sock.get(), "error\ntoo many pauses held at once\n");
+      return;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    holders.push_back({std::thread([this, conn = std::move(sock), done, peer]() mutable {
+                         hold_pause(std::move(conn), peer);
+                         done->store(true);
+                       }),
+                       done});
+  }
+
+  void hold_pause(UniqueFd conn, const ControlPeer& peer) {
+    std::unique_ptr<fuse::WriteGate::Pause> pause;
+    try {
+      pause = gate->pause(std::chrono::seconds(30));
+    } catch (const std::exception& e) {
+      spdlog::error("control: pause-writes: {}", e.what());
+      send_all(conn.get(), "error\n" + std::string(e.what()) + "\n");
+      return;
+    }
+    auto start = std::chrono::steady_clock::now();
+    spdlog::info("writers paused for pid {}", peer.pid);
+    if (!send_all(conn.get(), "ok\npaused\n")) {
+      return; // the client is gone already
+    }
+    // The client half-closed its side after the request: POLLHUP comes only when it closes
+    // the connection (or dies), which is the end of the pause.
+    auto deadline = start + std::chrono::seconds(k_pause_limit_seconds);
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        spdlog::warn("writers resume: pid {} held the pause for {} s, the limit", peer.pid,
+                     k_pause_limit_seconds);
+        break;
+      }
+      // No events asked for on `conn`: its EOF (the half-close) is not reported, POLLHUP is.
+      pollfd fds[2] = {{conn.get(), 0, 0}, {wake.get(), POLLIN, 0}};
+      int rc = ::poll(fds, 2, static_cast<int>(left.count()));
+      if (rc < 0 && errno == EINTR) {
+        continue;
+      }
+      if (rc < 0 || fds[1].revents || fds[0].revents) {
+        break;
+      }
+    }
+    auto held = std::chrono::steady_clock::now() - start;
+    pause.reset();
+    spdlog::info("writers resumed after {} ms",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(held).count());
+  }
 };
 
-ControlServer::ControlServer(const fs::path& state_dir, Handler handler)
+ControlServer::ControlServer(const fs::path& state_dir, Handler handler, fuse::WriteGate* gate)
     : m_impl(std::make_unique<Impl>()) {
   m_impl->dir = open_state_dir(state_dir);
   m_impl->handler = std::move(handler);
+  m_impl->gate = gate;
   // A socket left by a daemon that died: we hold daemon.lock, so nobody listens on it.
   ::unlinkat(m_impl->dir.get(), k_socket, 0);
   m_impl->listener = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -267,6 +413,9 @@ ControlServer::~ControlServer() {
   uint64_t one = 1;
   (void)!::write(m_impl->wake.get(), &one, sizeof one);
   m_impl->thread.join();
+  for (auto& h : m_impl->holders) { // woken by `wake` too: their pauses end now
+    h.thread.join();
+  }
   ::unlinkat(m_impl->dir.get(), k_socket, 0);
 }
 

@@ -1,5 +1,8 @@
 // The CLI's side of the daemon: probe, start (double fork, ready pipe), stop.
+#include "src/daemon/daemon_client.hpp"
+
 #include "src/cli/error.hpp"
+#include "src/daemon/control_socket.hpp"
 #include "src/daemon/daemon.hpp"
 
 #include <fcntl.h>
@@ -307,6 +310,25 @@ void flush_journal(const Workspace& w) {
     return;
   }
   wait_for(std::chrono::seconds(2), [&] { return read_marker() != before; });
+}
+
+std::optional<WriterPause> pause_writers(const Workspace& w) {
+  // A daemon listens on its control socket only once its view is mounted: one that holds
+  // the lock without listening is starting (or stopping), and may serve writes any moment.
+  std::optional<fuse::UniqueFd> conn;
+  wait_for(std::chrono::seconds(5), [&] {
+    conn = control_pause_writes(w.layout.dir, std::chrono::seconds(60));
+    return conn || lock_holder(w) <= 0;
+  });
+  if (conn) {
+    return WriterPause(std::move(*conn));
+  }
+  if (pid_t pid = lock_holder(w); pid > 0) {
+    throw Error("the workspace's daemon (pid " + std::to_string(pid) +
+                    ") does not answer on its control socket",
+                "see its log: " + w.layout.log_file().string());
+  }
+  return std::nullopt;
 }
 
 } // namespace ws

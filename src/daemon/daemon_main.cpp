@@ -128,7 +128,7 @@ int run_daemon(const DaemonArgs& args) {
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
     // After the session: it stops (and finishes any edit, whose invalidations go through
     // the session) before the session unmounts.
-    ControlServer control(layout.dir, workspace_requests(fs, layout.dir));
+    ControlServer control(layout.dir, workspace_requests(fs, layout.dir), &fs.writes());
     spdlog::info("serving {} at {} (pid {})", args.lower.string(), args.mountpoint.string(),
                  ::getpid());
     report(args.ready_fd, "ok\n");
