@@ -357,6 +357,7 @@ private:
       }
       return std::nullopt;
     }
+    r.checked_fresh = true;
     return r;
   }
 

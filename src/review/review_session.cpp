@@ -11,6 +11,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace ws {
@@ -81,6 +83,29 @@ std::vector<std::string> notes_for(const gitbridge::FilePair& p, bool binary) {
   return notes;
 }
 
+/// The hunks of `p` as gitbridge::text_hunks gives them. A file only one side has (added or
+/// deleted) is every line of it: no diff is run, so a review of 200,000 new files runs none.
+std::optional<std::vector<gitbridge::TextHunk>> hunks_for(const gitbridge::FilePair& p) {
+  const std::string &b = p.before.content, &a = p.after.content;
+  if (!b.empty() && !a.empty()) {
+    return gitbridge::text_hunks(b, a);
+  }
+  const std::string& text = b.empty() ? a : b;
+  if (std::memchr(text.data(), '\0', std::min<size_t>(text.size(), 8000)) != nullptr) {
+    return std::nullopt; // binary, as text_hunks decides
+  }
+  std::vector<gitbridge::TextHunk> out;
+  if (!text.empty()) {
+    gitbridge::TextHunk h;
+    char origin = b.empty() ? '+' : '-';
+    for (std::string_view line : tui::split_lines(text)) {
+      h.lines.push_back({origin, std::string(line)});
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 /// What a deferred item's review identity covers: the file as probed, and its base.
 std::string deferred_identity(const ReviewItem& item) {
   const fuse::Change& c = item.change.change;
@@ -132,7 +157,7 @@ tui::FileEntry entry_for(const ReviewItem& item) {
   bool symlink = p.before.mode == GitMode::Symlink || p.after.mode == GitMode::Symlink;
   std::optional<std::vector<gitbridge::TextHunk>> hunks;
   if (!symlink) {
-    hunks = gitbridge::text_hunks(p.before.content, p.after.content);
+    hunks = hunks_for(p);
   }
   f.notes = notes_for(p, !symlink && !hunks);
   if (hunks) {
@@ -182,7 +207,6 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
   std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}});
   ContentReader reader(w, r.source);
   UpperFiles upper(r.source);
-  std::vector<gitbridge::FilePair> shown;
   for (auto& p : plan) {
     ReviewItem item{std::move(p), std::nullopt, true, std::nullopt};
     const fuse::Change& c = item.change.change;
@@ -206,22 +230,33 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
       if (c.kind != fuse::ChangeKind::Deleted) {
         pair.after = reader.view(c.path);
       }
-      shown.push_back(pair);
       item.pair = std::move(pair);
     }
     r.review.files.push_back(entry_for(item));
     r.items.push_back(std::move(item));
   }
   r.review.workspace = w.name;
-  // The identity of everything that may land, withheld files included: the verdicts are
-  // part of it too, so a file that became flagged is not a file already reviewed.
-  std::string verdicts;
-  for (const auto& i : r.items) {
-    verdicts += i.change.change.path + '\0' + filters::verdict_name(i.change.decision.verdict) +
-                '\0' + i.change.decision.reason + '\0' +
-                (i.deferred ? deferred_identity(i) : std::string()) + '\n';
+  // The identity of everything that may land, withheld files included (a file's identity
+  // hashes both versions with their modes), and of the verdicts: a file that became flagged
+  // is not a file already reviewed. Made from the files' hashes rather than from a patch of
+  // everything, which a review of 200,000 files would build three times.
+  fuse::Hasher id;
+  auto field = [&id](std::string_view s) {
+    std::string len = std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
+    id.update(len.data(), len.size());
+    id.update(s.data(), s.size());
+  };
+  for (size_t k = 0; k < r.items.size(); ++k) {
+    const PlannedChange& c = r.items[k].change;
+    const tui::FileEntry& f = r.review.files[k];
+    field(std::string(1, f.status));
+    field(f.old_path);
+    field(f.path);
+    field(f.identity);
+    field(filters::verdict_name(c.decision.verdict));
+    field(c.decision.reason);
   }
-  r.review.id = fuse::hash_bytes(gitbridge::build_patch(shown).id + verdicts).hex().substr(0, 16);
+  r.review.id = id.digest().hex().substr(0, 16);
   return r;
 }
 
