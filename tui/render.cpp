@@ -1,6 +1,7 @@
 // Rendering the review into a Frame: the file list on the left, the diff on the right.
 #include "tui/render.hpp"
 
+#include "tui/display.hpp"
 #include "tui/keymap.hpp"
 
 #include <dtl/dtl.hpp>
@@ -14,44 +15,89 @@ namespace ws::tui {
 
 namespace {
 
-size_t columns(std::string_view s) {
-  return static_cast<size_t>(std::count_if(
-      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
-}
-
-/// The first `n` columns of printable `s`.
-std::string cut(std::string_view s, size_t n) {
-  size_t cols = 0, i = 0;
-  for (; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) {
-      if (cols == n) {
-        break;
-      }
-      ++cols;
-    }
-  }
-  return std::string(s.substr(0, i));
-}
-
-/// Fills one row left to right, never past its width.
+/// Fills one row left to right, never past its width. Text goes through GlyphScanner:
+/// notations come out in Style::Marker, and when text does not fit, the row's last column
+/// becomes a cut marker, so nothing ever ends silently at the edge.
 class RowBuilder {
 public:
   RowBuilder(Row& row, size_t width) : m_row(row), m_left(width) {}
-  RowBuilder& add(std::string_view text, Style style) {
-    std::string t = cut(text, m_left);
-    m_left -= columns(t);
-    if (!t.empty()) {
-      m_row.spans.push_back({std::move(t), style});
+  /// Adds `raw` (any bytes) from byte `from`, which is at display column `column`; each
+  /// glyph in the style `style_at` gives for its first byte.
+  template <class StyleAt>
+  RowBuilder& add_styled(std::string_view raw, StyleAt style_at, size_t from = 0, size_t column = 0,
+                         size_t to = std::string_view::npos) {
+    GlyphScanner s(raw.substr(0, std::min(to, raw.size())), from, column);
+    Glyph g;
+    while (!m_cut && s.next(g)) {
+      if (g.width > m_left) {
+        cut();
+        break;
+      }
+      put(g.text, g.width, g.marked ? Style::Marker : style_at(g.byte));
+    }
+    return *this;
+  }
+  RowBuilder& add(std::string_view raw, Style style) {
+    return add_styled(raw, [style](size_t) { return style; });
+  }
+  /// Adds a marker ws draws itself (a cut or a continuation), if there is room.
+  RowBuilder& marker(std::string_view text) {
+    if (!m_cut && text.size() <= m_left) {
+      put(text, text.size(), Style::Marker);
     }
     return *this;
   }
   /// Pads with blanks in `style` to the row's end.
-  void fill(Style style) { add(std::string(m_left, ' '), style); }
+  void fill(Style style) { pad(m_left, style); }
+  void pad(size_t n, Style style) {
+    n = std::min(n, m_left);
+    if (n > 0) {
+      put(std::string(n, ' '), n, style);
+    }
+  }
   size_t left() const { return m_left; }
+  bool was_cut() const { return m_cut; }
 
 private:
+  void put(std::string_view text, size_t width, Style style) {
+    if (!m_row.spans.empty() && m_row.spans.back().style == style) {
+      m_row.spans.back().text += text; // one span per run of a style
+    } else {
+      m_row.spans.push_back({std::string(text), style});
+    }
+    m_widths.push_back({m_row.spans.size() - 1, text.size(), width});
+    m_left -= width;
+  }
+  /// Frees the last column for the cut marker, taking back whole glyphs (a notation such
+  /// as <U+202E> is never half shown), then draws it.
+  void cut() {
+    m_cut = true;
+    while (m_left < 1 && !m_widths.empty()) {
+      Placed p = m_widths.back();
+      m_widths.pop_back();
+      std::string& t = m_row.spans[p.span].text;
+      t.resize(t.size() - p.bytes);
+      m_left += p.width;
+      if (t.empty()) {
+        m_row.spans.erase(m_row.spans.begin() + static_cast<std::ptrdiff_t>(p.span));
+      }
+    }
+    if (m_left >= 1) {
+      std::string blanks(m_left - 1, ' ');
+      if (!blanks.empty()) {
+        m_row.spans.push_back({blanks, Style::Normal});
+      }
+      m_row.spans.push_back({">", Style::Marker});
+      m_left = 0;
+    }
+  }
+  struct Placed {
+    size_t span, bytes, width;
+  };
   Row& m_row;
   size_t m_left;
+  bool m_cut = false;
+  std::vector<Placed> m_widths; ///< every put(), to take glyphs back at a cut
 };
 
 Style state_style(FileState s) {
@@ -98,61 +144,84 @@ std::string change_size(const FileEntry& f) {
   return "+" + std::to_string(f.added) + " -" + std::to_string(f.deleted);
 }
 
-/// The left pane: groups, files, reasons. `selected_row` receives the selected file's row.
-std::vector<Row> list_rows(const ReviewModel& m, size_t width, int& selected_row) {
-  std::vector<Row> rows;
+/// The list's row of file `i`: cursor, decision mark, status, path, size of the change.
+void file_row(Row& row, size_t width, const ReviewModel& m, size_t i) {
+  const FileEntry& f = m.files()[i];
+  bool sel = i == m.selected();
+  Style base =
+      sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim) : Style::Normal;
+  FileState st = file_state(f);
+  std::string size = change_size(f);
+  RowBuilder b(row, width);
+  // A visible cursor too, for monochrome terminals and screen dumps.
+  b.add(sel ? ">" : " ", base).add(state_mark(st), sel ? base : state_style(st)).add(" ", base);
+  b.add(std::string(1, f.status) + " ", base);
+  size_t room = b.left() > size.size() + 1 ? b.left() - size.size() - 1 : 0;
+  // The end of a path names the file: keep it, elide the start (marked). The diff's
+  // title shows the whole path.
+  size_t from = 0, path_cols = display_width(f.path);
+  if (path_cols > room && room > 1) {
+    GlyphScanner s(f.path);
+    Glyph g;
+    while (path_cols > room - 1 && s.next(g)) {
+      path_cols -= g.width;
+      from = g.byte + g.bytes;
+    }
+    b.marker("<");
+  }
+  b.add_styled(
+      f.path, [base](size_t) { return base; }, from);
+  b.pad(b.left() > size.size() ? b.left() - size.size() : 0, base);
+  b.add(size, sel ? base : Style::Dim);
+}
+
+/// The left pane's rows on screen (`body` of them): groups, files, reasons, scrolled so the
+/// selected file and the reason under it are in view. Only those rows are built: a review
+/// of 200,000 files costs one pass of counting per frame, not 200,000 rows.
+std::vector<Row> list_rows(const ReviewModel& m, size_t width, int body) {
   const auto& files = m.files();
+  std::vector<Row> rows;
+  if (files.empty()) {
+    rows.emplace_back();
+    RowBuilder(rows.back(), width).add(" nothing changed", Style::Dim).fill(Style::Normal);
+    return rows;
+  }
+  size_t in_group[4] = {};
+  int sel = 0, row = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const FileEntry& f = files[i];
-    if (i == 0 || files[i - 1].group != f.group) {
-      size_t n = static_cast<size_t>(std::count_if(
-          files.begin(), files.end(), [&](const FileEntry& o) { return o.group == f.group; }));
+    ++in_group[static_cast<size_t>(f.group)];
+    row += i == 0 || files[i - 1].group != f.group ? 1 : 0;
+    sel = i == m.selected() ? row : sel;
+    row += f.group != Group::Transfer ? 2 : 1;
+  }
+  int top = sel + 2 <= body ? 0 : sel + 2 - body;
+  row = 0;
+  auto visible = [&] { return row >= top && row < top + body; };
+  for (size_t i = 0; i < files.size() && row < top + body; ++i) {
+    const FileEntry& f = files[i];
+    if ((i == 0 || files[i - 1].group != f.group) && visible()) {
       rows.emplace_back();
       RowBuilder(rows.back(), width)
           .add(std::string(" ") + (f.group == Group::Transfer ? "TRANSFER" : group_name(f.group)) +
-                   " (" + std::to_string(n) + ")",
+                   " (" + std::to_string(in_group[static_cast<size_t>(f.group)]) + ")",
                group_style(f.group))
           .fill(Style::Normal);
     }
-    bool sel = i == m.selected();
-    if (sel) {
-      selected_row = static_cast<int>(rows.size());
+    row += i == 0 || files[i - 1].group != f.group ? 1 : 0;
+    if (visible()) {
+      file_row(rows.emplace_back(), width, m, i);
     }
-    Style base =
-        sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim) : Style::Normal;
-    FileState st = file_state(f);
-    std::string size = change_size(f);
-    rows.emplace_back();
-    RowBuilder b(rows.back(), width);
-    // A visible cursor too, for monochrome terminals and screen dumps.
-    b.add(sel ? ">" : " ", base).add(state_mark(st), sel ? base : state_style(st)).add(" ", base);
-    b.add(std::string(1, f.status) + " ", base);
-    std::string path = printable(f.path);
-    size_t room = b.left() > size.size() + 1 ? b.left() - size.size() - 1 : 0;
-    if (columns(path) > room && room > 1) {
-      // The end of a path names the file: keep it, elide the start.
-      std::string tail = path;
-      while (columns(tail) > room - 1) {
-        tail.erase(0, 1);
-        while (!tail.empty() && (static_cast<unsigned char>(tail[0]) & 0xc0) == 0x80) {
-          tail.erase(0, 1);
-        }
-      }
-      path = "<" + tail;
-    }
-    b.add(path, base);
-    std::string pad(b.left() > size.size() ? b.left() - size.size() : 0, ' ');
-    b.add(pad, base).add(size, sel ? base : Style::Dim);
+    ++row;
     if (f.group != Group::Transfer) {
-      rows.emplace_back();
-      RowBuilder(rows.back(), width)
-          .add("       " + printable(f.reason) + (f.overridden ? " (taken)" : ""), Style::Note)
-          .fill(Style::Normal);
+      if (visible()) {
+        rows.emplace_back();
+        RowBuilder(rows.back(), width)
+            .add("       " + f.reason + (f.overridden ? " (taken)" : ""), Style::Note)
+            .fill(Style::Normal);
+      }
+      ++row;
     }
-  }
-  if (files.empty()) {
-    rows.emplace_back();
-    RowBuilder(rows.back(), width).add(" nothing changed", Style::Dim);
   }
   return rows;
 }
@@ -183,33 +252,78 @@ std::map<size_t, std::vector<std::pair<size_t, size_t>>> hunk_emphasis(const Hun
   return out;
 }
 
-void line_row(Row& row, size_t width, const Line& l,
+/// One row of a diff line: the origin column, then the part of the line this row shows.
+/// Wrapped, a row that goes on ends with '\'; scrolled sideways, '<' and '>' mark the cuts.
+void line_row(Row& row, size_t width, const Line& l, const DiffRow& d, const ReviewModel& m,
               const std::vector<std::pair<size_t, size_t>>* emph) {
   RowBuilder b(row, width);
   Style s = l.kind == Line::Kind::Added     ? Style::Added
             : l.kind == Line::Kind::Deleted ? Style::Deleted
                                             : Style::Normal;
   Style strong = l.kind == Line::Kind::Added ? Style::AddedWord : Style::DeletedWord;
-  b.add(std::string(1, static_cast<char>(l.kind)), s);
   std::string_view text = l.text;
   bool newline = !text.empty() && text.back() == '\n';
   if (newline) {
     text.remove_suffix(1);
   }
-  size_t at = 0;
-  if (emph) {
-    for (const auto& [from, to] : *emph) {
-      size_t f = std::min(from, text.size()), t = std::min(to, text.size());
-      b.add(printable(text.substr(at, f - at)), s);
-      b.add(printable(text.substr(f, t - f)), strong);
-      at = t;
+  auto style_at = [&](size_t byte) {
+    if (emph) {
+      for (const auto& [from, to] : *emph) {
+        if (byte >= from && byte < to) {
+          return strong;
+        }
+      }
+    }
+    return s;
+  };
+  // A continued row's origin column is blank: only a line's first row starts with + or -.
+  b.add(d.from == 0 ? std::string(1, static_cast<char>(l.kind)) : " ", s);
+  size_t from = std::min(d.from, text.size()), column = d.column;
+  size_t hscroll = m.line_mode() == LineMode::Scroll ? m.hscroll() : 0;
+  if (hscroll > 0) {
+    // Skip what lies left of the view; a wide glyph cut in two shows as blanks.
+    GlyphScanner sc(text, from, column);
+    Glyph g;
+    bool hidden = false;
+    while (sc.column() < hscroll && sc.next(g)) {
+      hidden = true;
+      from = g.byte + g.bytes;
+    }
+    column = sc.column();
+    if (hidden) {
+      b.marker("<");
+      b.pad(column > hscroll + 1 ? column - hscroll - 1 : 0, s);
     }
   }
-  b.add(printable(text.substr(std::min(at, text.size()))), s);
-  if (!newline && l.kind != Line::Kind::Context) {
-    b.add("  (no newline at end)", Style::Dim);
+  size_t room = d.more ? (b.left() > 0 ? b.left() - 1 : 0) : b.left();
+  Row text_row;
+  RowBuilder t(text_row, room);
+  t.add_styled(text, style_at, from, column, d.to);
+  row.spans.insert(row.spans.end(), text_row.spans.begin(), text_row.spans.end());
+  RowBuilder rest(row, b.left() - (room - t.left()));
+  if (d.more) {
+    rest.pad(rest.left() > 0 ? rest.left() - 1 : 0, Style::Normal);
+    rest.marker("\\");
+  } else if (!newline && l.kind != Line::Kind::Context && !t.was_cut()) {
+    rest.add("  (no newline at end)", Style::Dim);
   }
-  b.fill(Style::Normal);
+  rest.fill(Style::Normal);
+}
+
+/// A title or note row: the part of its text this row shows, '\' when it goes on.
+void text_row(Row& row, size_t width, const DiffRow& d, Style style, Style fill) {
+  size_t room = d.more && width > 0 ? width - 1 : width;
+  Row inner;
+  RowBuilder t(inner, room);
+  t.add_styled(
+      d.text, [style](size_t) { return style; }, std::min(d.from, d.text.size()), d.column, d.to);
+  row.spans.insert(row.spans.end(), inner.spans.begin(), inner.spans.end());
+  RowBuilder rest(row, width - (room - t.left()));
+  if (d.more) {
+    rest.pad(rest.left() > 0 ? rest.left() - 1 : 0, fill);
+    rest.marker("\\");
+  }
+  rest.fill(fill);
 }
 
 std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
@@ -220,16 +334,16 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
   for (size_t r = static_cast<size_t>(m.diff_top()); r < all.size() && rows.size() < height; ++r) {
     const DiffRow& d = all[r];
     rows.emplace_back();
-    RowBuilder b(rows.back(), width);
     switch (d.kind) {
     case DiffRow::Kind::Title:
-      b.add(printable(d.text), Style::Title).fill(Style::Title);
+      text_row(rows.back(), width, d, Style::Title, Style::Title);
       break;
     case DiffRow::Kind::Note:
-      b.add(printable(d.text), f->group == Group::Transfer ? Style::Note : group_style(f->group));
-      b.fill(Style::Normal);
+      text_row(rows.back(), width, d,
+               f->group == Group::Transfer ? Style::Note : group_style(f->group), Style::Normal);
       break;
     case DiffRow::Kind::HunkHeader: {
+      RowBuilder b(rows.back(), width);
       const Hunk& h = f->hunks[static_cast<size_t>(d.hunk)];
       bool cur = d.hunk == m.current_hunk() && m.focus() == Focus::Diff;
       Style s = cur ? Style::HunkCurrent : Style::HunkHeader;
@@ -252,7 +366,7 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
       }
       auto it = e.find(static_cast<size_t>(d.line));
       line_row(rows.back(), width,
-               f->hunks[static_cast<size_t>(d.hunk)].lines[static_cast<size_t>(d.line)],
+               f->hunks[static_cast<size_t>(d.hunk)].lines[static_cast<size_t>(d.line)], d, m,
                it == e.end() ? nullptr : &it->second);
       break;
     }
@@ -274,6 +388,22 @@ int pane_rows(int height) {
   return std::max(1, height - 2);
 }
 
+namespace {
+/// The list pane's width; the diff pane has the rest but for the separator.
+size_t list_cols(size_t w) {
+  return std::clamp<size_t>(w * 2 / 5, std::min<size_t>(w, 24), 56);
+}
+} // namespace
+
+int diff_cols(int width) {
+  size_t w = static_cast<size_t>(std::max(1, width)), left = list_cols(w);
+  return static_cast<int>(w > left + 1 ? w - left - 1 : 0);
+}
+
+void fit(ReviewModel& model, int width, int height) {
+  model.set_page(pane_rows(height), pane_rows(height), diff_cols(width));
+}
+
 Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay) {
   Frame fr;
   fr.width = std::max(1, width);
@@ -284,19 +414,16 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
   // Title: what is reviewed and how far along.
   size_t total = static_cast<size_t>(std::count_if(
       m.files().begin(), m.files().end(), [](const FileEntry& f) { return f.decidable(); }));
-  std::string title = " ws review  workspace '" + printable(m.review().workspace) + "'  patch " +
+  std::string title = " ws review  workspace '" + m.review().workspace + "'  patch " +
                       m.review().id.substr(0, 8) + "  " + std::to_string(m.decided_files()) + "/" +
                       std::to_string(total) + " decided";
   RowBuilder(fr.rows[0], w).add(title, Style::Title).fill(Style::Title);
 
   int body = fr.height - 2;
   if (body > 0) {
-    size_t left = std::clamp<size_t>(w * 2 / 5, std::min<size_t>(w, 24), 56);
-    size_t right = w > left + 1 ? w - left - 1 : 0;
-    int sel = 0;
-    std::vector<Row> list = list_rows(m, left, sel);
-    // Keep the selection (and the reason under it) on screen.
-    int top = sel + 2 <= body ? 0 : sel + 2 - body;
+    size_t left = list_cols(w);
+    size_t right = static_cast<size_t>(diff_cols(fr.width));
+    std::vector<Row> list = list_rows(m, left, body);
     std::vector<Row> diff;
     if (overlay.help) {
       std::vector<std::string> lines = help_lines();
@@ -313,17 +440,13 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
     }
     for (int r = 0; r < body; ++r) {
       Row& row = fr.rows[static_cast<size_t>(r + 1)];
-      size_t li = static_cast<size_t>(top + r);
+      size_t li = static_cast<size_t>(r);
+      // Every list row is exactly the pane's width; then the separator and the diff.
       if (li < list.size()) {
         row.spans = list[li].spans;
+      } else {
+        RowBuilder(row, left).fill(Style::Normal);
       }
-      // Pad the left pane to its width, then the separator and the diff.
-      size_t used = 0;
-      for (const auto& s : row.spans) {
-        used += columns(s.text);
-      }
-      RowBuilder pad(row, left - std::min(used, left));
-      pad.fill(Style::Normal);
       if (right > 0) {
         row.spans.push_back({"|", Style::Dim});
         size_t di = static_cast<size_t>(r);
@@ -338,9 +461,9 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
   if (fr.height > 1) {
     Row& status = fr.rows.back();
     if (!overlay.prompt.empty()) {
-      RowBuilder(status, w).add(printable(overlay.prompt), Style::Prompt).fill(Style::Prompt);
+      RowBuilder(status, w).add(overlay.prompt, Style::Prompt).fill(Style::Prompt);
     } else if (!m.message().empty()) {
-      RowBuilder(status, w).add(" " + printable(m.message()), Style::Status).fill(Style::Status);
+      RowBuilder(status, w).add(" " + m.message(), Style::Status).fill(Style::Status);
     } else {
       RowBuilder(status, w).add(" " + hints(m), Style::Status).fill(Style::Status);
     }
@@ -359,45 +482,6 @@ std::string Frame::dump() const {
       line.pop_back();
     }
     out += line + "\n";
-  }
-  return out;
-}
-
-std::string printable(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size());
-  for (size_t i = 0; i < bytes.size();) {
-    auto c = static_cast<unsigned char>(bytes[i]);
-    if (c == '\t') {
-      out += "    ";
-      ++i;
-    } else if (c == '\n') {
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += '^';
-      out += static_cast<char>(c == 0x7f ? '?' : c + 64);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else {
-      size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-      bool ok = len > 0 && i + len <= bytes.size();
-      for (size_t k = 1; ok && k < len; ++k) {
-        ok = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
-      }
-      // C1 controls (U+0080..U+009F) can act as escapes on some terminals.
-      if (ok && len == 2 && c == 0xc2 && static_cast<unsigned char>(bytes[i + 1]) < 0xa0) {
-        ok = false;
-      }
-      if (ok) {
-        out.append(bytes.substr(i, len));
-        i += len;
-      } else {
-        out += '?';
-        ++i;
-      }
-    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // Views: the model rendered into rows of styled text, with no terminal involved. The
 // ncurses screen paints a Frame; tests and `docs/review-screen.txt` read its dump().
 
+#include "tui/display.hpp"
 #include "tui/review_model.hpp"
 
 #include <cstdint>
@@ -33,10 +34,11 @@ enum class Style : uint8_t {
   AddedWord, ///< the words that changed within an added line
   DeletedWord,
   Dim,
+  Marker, ///< drawn by ws, not the file: notations (<U+202E>, ^[) and cut markers (\ > <)
 };
 
 struct Span {
-  std::string text; ///< printable UTF-8, one column per code point
+  std::string text; ///< printable UTF-8 (see tui/display.hpp), as wide as display_width()
   Style style = Style::Normal;
 };
 
@@ -58,14 +60,16 @@ struct Overlay {
   bool help = false;  ///< the key help over the diff pane
 };
 
+/// The screen for `model`. Lines are wrapped as `model` was laid out (see fit()); a row
+/// that was laid out for another width is cut, with a marker, never silently.
 Frame render(const ReviewModel& model, int width, int height, const Overlay& overlay = {});
-
-/// Bytes an agent wrote made safe to show: control characters as ^X (no escape sequence
-/// reaches the terminal), invalid UTF-8 as '?', tabs expanded.
-std::string printable(std::string_view bytes);
 
 /// Rows the panes get in a terminal of `height` rows (title and status lines excluded).
 int pane_rows(int height);
+/// Columns of the diff pane in a terminal `width` columns wide.
+int diff_cols(int width);
+/// Lays `model` out for a terminal of `width` x `height`: page sizes and wrapping.
+void fit(ReviewModel& model, int width, int height);
 
 /// Intra-line highlighting: for an old and a new line, which bytes changed in each, as
 /// [begin, end) ranges (word granularity, dtl). Empty when the lines share too little for

@@ -1,6 +1,7 @@
 // The review model: cursor, decisions and actions. Pure; the session loop does the asking.
 #include "tui/review_model.hpp"
 
+#include "tui/display.hpp"
 #include "tui/hunks.hpp"
 
 #include <algorithm>
@@ -13,8 +14,8 @@ int group_rank(Group g) {
   return static_cast<int>(g);
 }
 
-/// The rows of one file's diff pane.
-std::vector<DiffRow> rows_for(const FileEntry& f) {
+/// The rows of one file's diff pane, one per line or note (unwrapped).
+std::vector<DiffRow> logical_rows(const FileEntry& f) {
   std::vector<DiffRow> rows;
   std::string title = std::string(1, f.status) + "  " +
                       (f.old_path != f.path ? f.old_path + " -> " + f.path : f.path);
@@ -43,7 +44,17 @@ std::vector<DiffRow> rows_for(const FileEntry& f) {
   return rows;
 }
 
-std::string row_text(const FileEntry& f, const DiffRow& r) {
+/// The text a row shows, without a line's '\n'.
+std::string_view row_text(const FileEntry& f, const DiffRow& r) {
+  if (r.kind == DiffRow::Kind::Line) {
+    std::string_view t =
+        f.hunks[static_cast<size_t>(r.hunk)].lines[static_cast<size_t>(r.line)].text;
+    return !t.empty() && t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
+  }
+  return r.text;
+}
+
+std::string search_text(const FileEntry& f, const DiffRow& r) {
   if (r.kind == DiffRow::Kind::Line) {
     return f.hunks[static_cast<size_t>(r.hunk)].lines[static_cast<size_t>(r.line)].text;
   }
@@ -109,9 +120,51 @@ const FileEntry* ReviewModel::selected_file() const {
   return m_review.files.empty() ? nullptr : &m_review.files[m_selected];
 }
 
-void ReviewModel::set_page(int list_rows, int diff_rows) {
+void ReviewModel::set_page(int list_rows, int diff_rows, int diff_cols) {
   m_list_rows = std::max(1, list_rows);
   m_diff_rows = std::max(1, diff_rows);
+  if (std::max(0, diff_cols) != m_diff_cols) {
+    m_diff_cols = std::max(0, diff_cols);
+    rebuild_rows();
+  }
+}
+
+std::vector<DiffRow> ReviewModel::rows_for(const FileEntry& f) const {
+  std::vector<DiffRow> logical = logical_rows(f);
+  if (m_diff_cols <= 0) {
+    for (size_t i = 0; i < logical.size(); ++i) {
+      logical[i].logical = static_cast<int>(i);
+    }
+    return logical;
+  }
+  // Lines leave the origin column and the continuation marker's column; titles and notes
+  // leave the marker's. Titles and notes (paths, reasons) wrap in scroll mode too.
+  std::vector<DiffRow> out;
+  out.reserve(logical.size());
+  size_t cols = static_cast<size_t>(m_diff_cols);
+  for (size_t i = 0; i < logical.size(); ++i) {
+    DiffRow& r = logical[i];
+    r.logical = static_cast<int>(i);
+    bool line = r.kind == DiffRow::Kind::Line;
+    if (r.kind == DiffRow::Kind::HunkHeader || (line && m_line_mode == LineMode::Scroll)) {
+      out.push_back(std::move(r));
+      continue;
+    }
+    size_t room = line ? (cols > 2 ? cols - 2 : 1) : (cols > 1 ? cols - 1 : 1);
+    std::vector<Segment> segs = wrap(row_text(f, r), room);
+    for (size_t k = 0; k < segs.size(); ++k) {
+      DiffRow part = r;
+      part.from = segs[k].from;
+      part.to = segs[k].to;
+      part.column = segs[k].column;
+      part.more = k + 1 < segs.size();
+      if (k + 1 == segs.size()) {
+        part.text = std::move(r.text);
+      }
+      out.push_back(std::move(part));
+    }
+  }
+  return out;
 }
 
 void ReviewModel::select(size_t index) {
@@ -127,7 +180,23 @@ void ReviewModel::select(size_t index) {
 }
 
 void ReviewModel::rebuild_rows() {
+  // Keep the place: the row at the top stays at the top when the wrapping changes.
+  int top = m_diff_top < static_cast<int>(m_rows.size())
+                ? m_rows[static_cast<size_t>(m_diff_top)].logical
+                : 0;
+  int match = m_match_row >= 0 && m_match_row < static_cast<int>(m_rows.size())
+                  ? m_rows[static_cast<size_t>(m_match_row)].logical
+                  : -1;
   m_rows = m_review.files.empty() ? std::vector<DiffRow>{} : rows_for(m_review.files[m_selected]);
+  m_diff_top = visual_row(top);
+  m_match_row = match >= 0 ? visual_row(match) : -1;
+}
+
+int ReviewModel::visual_row(int logical) const {
+  auto it = std::lower_bound(m_rows.begin(), m_rows.end(), logical,
+                             [](const DiffRow& r, int l) { return r.logical < l; });
+  return it == m_rows.end() ? std::max(0, static_cast<int>(m_rows.size()) - 1)
+                            : static_cast<int>(it - m_rows.begin());
 }
 
 int ReviewModel::hunk_row(int h) const {
@@ -335,6 +404,26 @@ Effect ReviewModel::apply(Action action) {
     return Effect::AskFinish;
   case Action::Quit:
     return any_decision() ? Effect::AskQuit : Effect::Quit;
+  case Action::ToggleWrap:
+    m_line_mode = m_line_mode == LineMode::Wrap ? LineMode::Scroll : LineMode::Wrap;
+    m_hscroll = 0;
+    rebuild_rows();
+    m_message = m_line_mode == LineMode::Wrap
+                    ? "long lines wrap (\\ ends a row that goes on)"
+                    : "long lines are cut (> and < mark the cuts): h/l scroll sideways";
+    return Effect::Message;
+  case Action::ScrollLeft:
+  case Action::ScrollRight: {
+    if (m_line_mode == LineMode::Wrap) {
+      m_message = "long lines wrap: w cuts them instead, then h/l scroll sideways";
+      return Effect::Message;
+    }
+    // Half a pane at a time, so the columns at the edge stay in view.
+    size_t step = std::max<size_t>(8, static_cast<size_t>(std::max(0, m_diff_cols)) / 2);
+    m_hscroll = action == Action::ScrollRight ? m_hscroll + step
+                                              : (m_hscroll > step ? m_hscroll - step : 0);
+    return Effect::None;
+  }
   }
   return Effect::None;
 }
@@ -370,15 +459,19 @@ Effect ReviewModel::search_from(bool forward) {
   if (n == 0) {
     return Effect::None;
   }
+  // Searched unwrapped: a match may straddle two rows of a wrapped line.
   int here = m_focus == Focus::Files ? -1 : m_match_row >= 0 ? m_match_row : m_diff_top;
+  if (here >= 0 && here < static_cast<int>(m_rows.size())) {
+    here = m_rows[static_cast<size_t>(here)].logical;
+  }
   auto hits = [&](size_t fi, int row, const std::vector<DiffRow>& rs) {
     const FileEntry& f = m_review.files[fi];
-    std::string text = row < 0 ? f.path : row_text(f, rs[static_cast<size_t>(row)]);
+    std::string text = row < 0 ? f.path : search_text(f, rs[static_cast<size_t>(row)]);
     return text.find(m_search) != std::string::npos;
   };
   for (size_t step = 0; step <= n; ++step) {
     size_t fi = forward ? (m_selected + step) % n : (m_selected + n - step % n) % n;
-    std::vector<DiffRow> rs = rows_for(m_review.files[fi]);
+    std::vector<DiffRow> rs = logical_rows(m_review.files[fi]);
     int count = static_cast<int>(rs.size());
     std::vector<int> order;
     for (int r = -1; r < count; ++r) {
@@ -404,9 +497,10 @@ Effect ReviewModel::search_from(bool forward) {
         m_focus = Focus::Files;
       } else {
         m_focus = Focus::Diff;
-        m_diff_top = std::max(0, r - 2);
-        m_match_row = r;
-        m_hunk = std::max(0, m_rows[static_cast<size_t>(r)].hunk);
+        int v = visual_row(r);
+        m_diff_top = std::max(0, v - 2);
+        m_match_row = v;
+        m_hunk = std::max(0, m_rows[static_cast<size_t>(v)].hunk);
       }
       return Effect::None;
     }

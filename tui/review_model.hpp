@@ -114,16 +114,28 @@ enum class Action {
   Help,
   Finish,
   Quit,
+  ToggleWrap,  ///< long lines: wrapped, or cut and scrolled sideways
+  ScrollLeft,  ///< scroll mode: show the columns to the left
+  ScrollRight, ///< scroll mode: show the columns to the right
 };
 
 enum class Focus { Files, Diff };
 
-/// One row of the diff pane, pointing into the selected file.
+/// How the diff pane shows a line longer than the pane. Either way every cut is marked.
+enum class LineMode { Wrap, Scroll };
+
+/// One row of the diff pane, pointing into the selected file. In wrap mode a long line or
+/// note takes several rows, each showing bytes [from, to) of it.
 struct DiffRow {
   enum class Kind { Title, Note, HunkHeader, Line } kind = Kind::Line;
   int hunk = -1;    ///< HunkHeader, Line
   int line = -1;    ///< Line
   std::string text; ///< Title, Note
+  size_t from = 0;  ///< the first byte shown (of `text`, or of the line without its '\n')
+  size_t to = std::string::npos; ///< one past the last byte shown
+  size_t column = 0;             ///< the display column `from` is at (for tab stops)
+  bool more = false;             ///< wrapped: the text goes on in the next row
+  int logical = 0;               ///< which row it would be unwrapped (keeps the place on resize)
 };
 
 /// Owns the review and the person's cursor and decisions. Single-threaded; pure: every
@@ -138,8 +150,9 @@ public:
   Effect confirm_override();
   /// After Effect::AskSearch: searches paths and diff lines from the cursor on. Empty repeats.
   Effect search(const std::string& text);
-  /// Rows of the panes, for paging and keeping the cursor in view.
-  void set_page(int list_rows, int diff_rows);
+  /// Rows of the panes, for paging and keeping the cursor in view, and the diff pane's
+  /// width in columns (origin column included), for wrapping; 0: no wrapping.
+  void set_page(int list_rows, int diff_rows, int diff_cols = 0);
 
   const Review& review() const { return m_review; }
   const std::vector<FileEntry>& files() const { return m_review.files; }
@@ -148,6 +161,9 @@ public:
   int current_hunk() const { return m_hunk; }
   Focus focus() const { return m_focus; }
   int diff_top() const { return m_diff_top; }
+  LineMode line_mode() const { return m_line_mode; }
+  /// Scroll mode: the first display column shown of each line.
+  size_t hscroll() const { return m_hscroll; }
   const std::string& message() const { return m_message; }
   void set_message(std::string text) { m_message = std::move(text); }
   const std::string& last_search() const { return m_search; }
@@ -172,11 +188,14 @@ public:
 private:
   void select(size_t index);
   void rebuild_rows();
+  std::vector<DiffRow> rows_for(const FileEntry& f) const;
   void scroll_to_hunk();
   void sync_hunk_to_scroll();
   Effect decide(Decision d, bool whole_file);
   Effect search_from(bool forward);
   int hunk_row(int h) const;
+  /// The first row showing unwrapped row `logical`.
+  int visual_row(int logical) const;
   FileEntry* current() { return m_review.files.empty() ? nullptr : &m_review.files[m_selected]; }
 
   Review m_review;
@@ -187,6 +206,9 @@ private:
   int m_match_row = -1; ///< the diff row the last search landed on
   int m_list_rows = 20;
   int m_diff_rows = 20;
+  int m_diff_cols = 0;
+  LineMode m_line_mode = LineMode::Wrap;
+  size_t m_hscroll = 0;
   std::vector<DiffRow> m_rows;
   std::string m_search;
   std::string m_message;

@@ -105,6 +105,9 @@ public:
       return c(5, 0) | A_REVERSE | A_BOLD;
     case Style::Dim:
       return A_DIM;
+    case Style::Marker:
+      // Neither text nor colour the file can produce: reverse video, in monochrome too.
+      return c(4, 0) | A_REVERSE | A_BOLD;
     default:
       return A_NORMAL;
     }
@@ -212,7 +215,7 @@ private:
   void draw(const std::string& prompt) {
     int h = 0, w = 0;
     getmaxyx(stdscr, h, w);
-    m_model.set_page(pane_rows(h), pane_rows(h));
+    fit(m_model, w, h);
     m_screen.paint(render(m_model, w, h, Overlay{prompt, m_help}));
   }
 
@@ -354,6 +357,7 @@ private:
       }
       return std::nullopt;
     }
+    r.checked_fresh = true;
     return r;
   }
 

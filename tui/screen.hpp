@@ -14,7 +14,8 @@ enum class FinishMode { Stage, Tree, PatchFile };
 struct SessionResult {
   enum class Kind { Quit, Interrupted, Finish, Reload } kind = Kind::Quit;
   FinishMode mode = FinishMode::Stage;
-  std::string patch_file; ///< PatchFile: where to write
+  std::string patch_file;     ///< PatchFile: where to write
+  bool checked_fresh = false; ///< Finish: hooks.fresh() said yes just before returning
 };
 
 /// What the session needs from its owner (src/), as plain callbacks.

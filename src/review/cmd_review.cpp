@@ -58,7 +58,9 @@ void write_file(const std::string& path, const std::string& text, const char* wh
 int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& model,
            const tui::SessionResult& how, const ReviewOptions& o) {
   // What was shown is what lands: if the workspace moved since, the patch is another one.
-  if (load_review(w, o.paths).review.id != src.review.id) {
+  // The session checked just before returning (hooks.fresh); a review of 200,000 files
+  // should not pay for loading everything twice more.
+  if (!how.checked_fresh && load_review(w, o.paths).review.id != model.review().id) {
     throw Error("the workspace changed while you were finishing: nothing was landed",
                 "run 'ws review' again; your decisions on unchanged hunks come back");
   }
@@ -140,7 +142,9 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
       std::printf("nothing to review: the workspace has no changes\n");
       return 0;
     }
-    tui::ReviewModel model(src.review);
+    // The model takes the files (a review of 200,000 files is not copied); `src` keeps
+    // what landing needs.
+    tui::ReviewModel model(std::move(src.review));
     // After a crash, decisions come back only for the very same review; after a reload,
     // wherever a file or hunk is still the same.
     size_t restored = carried.empty() ? model.restore(read_text(decisions_file(w)), true)
@@ -151,7 +155,7 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     }
     tui::SessionHooks hooks;
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
-    hooks.fresh = [&] { return load_review(w, o.paths).review.id == src.review.id; };
+    hooks.fresh = [&] { return load_review(w, o.paths).review.id == model.review().id; };
     hooks.stage_by_default = o.index;
     tui::SessionResult r = [&] {
       // Nothing may print over the screen while it is up: log messages wait until after.

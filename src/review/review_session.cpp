@@ -11,6 +11,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace ws {
@@ -32,8 +34,10 @@ std::string size_text(size_t n) {
     std::snprintf(buf, sizeof buf, "%zu bytes", n);
   } else if (n < 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024);
-  } else {
+  } else if (n < 1024ull * 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1024 * 1024 * 1024));
   }
   return buf;
 }
@@ -79,6 +83,41 @@ std::vector<std::string> notes_for(const gitbridge::FilePair& p, bool binary) {
   return notes;
 }
 
+/// The hunks of `p` as gitbridge::text_hunks gives them. A file only one side has (added or
+/// deleted) is every line of it: no diff is run, so a review of 200,000 new files runs none.
+std::optional<std::vector<gitbridge::TextHunk>> hunks_for(const gitbridge::FilePair& p) {
+  const std::string &b = p.before.content, &a = p.after.content;
+  if (!b.empty() && !a.empty()) {
+    return gitbridge::text_hunks(b, a);
+  }
+  const std::string& text = b.empty() ? a : b;
+  if (std::memchr(text.data(), '\0', std::min<size_t>(text.size(), 8000)) != nullptr) {
+    return std::nullopt; // binary, as text_hunks decides
+  }
+  std::vector<gitbridge::TextHunk> out;
+  if (!text.empty()) {
+    gitbridge::TextHunk h;
+    char origin = b.empty() ? '+' : '-';
+    for (std::string_view line : tui::split_lines(text)) {
+      h.lines.push_back({origin, std::string(line)});
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+/// What a deferred item's review identity covers: the file as probed, and its base.
+std::string deferred_identity(const ReviewItem& item) {
+  const fuse::Change& c = item.change.change;
+  std::string base;
+  if (c.base) {
+    base = c.base->hash ? c.base->hash->hex()
+                        : std::to_string(c.base->size) + ":" + std::to_string(c.base->ino) + ":" +
+                              std::to_string(c.base->mtime_ns);
+  }
+  return item.deferred->identity + "/" + base;
+}
+
 tui::FileEntry entry_for(const ReviewItem& item) {
   const fuse::Change& c = item.change.change;
   tui::FileEntry f;
@@ -87,7 +126,25 @@ tui::FileEntry entry_for(const ReviewItem& item) {
   f.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
   f.group = group_of(item.change.decision.verdict);
   f.reason = item.change.decision.reason;
-  f.overridable = item.change.decision.overridable() && item.pair.has_value();
+  f.overridable =
+      item.change.decision.overridable() && (item.pair.has_value() || item.deferred.has_value());
+  if (item.deferred) {
+    // Described, not diffed: nothing of it is read unless the person takes it.
+    const FileProbe& p = *item.deferred;
+    if (c.kind == fuse::ChangeKind::Added || !c.base) {
+      f.notes.push_back("new file, mode " + mode_text(git_mode(c.mode)));
+    } else if (c.base->size != p.size || c.kind != fuse::ChangeKind::Modified) {
+      f.notes.push_back("was " + size_text(c.base->size));
+    }
+    f.notes.push_back((p.binary ? "binary file, " : "text file, ") + size_text(p.size) +
+                      ": not shown" +
+                      (p.binary ? ""
+                                : " (withheld files over " + size_text(k_review_diff_limit) +
+                                      " are described, not diffed)"));
+    f.notes.push_back("taking it lands the whole file as it is when you finish");
+    f.identity = deferred_identity(item);
+    return f;
+  }
   if (!item.pair) {
     f.notes.push_back(f.group == tui::Group::Blocked ? "content not shown: it can never land"
                                                      : "content not shown: git cannot hold it");
@@ -100,7 +157,7 @@ tui::FileEntry entry_for(const ReviewItem& item) {
   bool symlink = p.before.mode == GitMode::Symlink || p.after.mode == GitMode::Symlink;
   std::optional<std::vector<gitbridge::TextHunk>> hunks;
   if (!symlink) {
-    hunks = gitbridge::text_hunks(p.before.content, p.after.content);
+    hunks = hunks_for(p);
   }
   f.notes = notes_for(p, !symlink && !hunks);
   if (hunks) {
@@ -149,14 +206,23 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
   ReviewSource r{live_state(w), {}, {}};
   std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}});
   ContentReader reader(w, r.source);
-  std::vector<gitbridge::FilePair> shown;
+  UpperFiles upper(r.source);
   for (auto& p : plan) {
-    ReviewItem item{std::move(p), std::nullopt, true};
+    ReviewItem item{std::move(p), std::nullopt, true, std::nullopt};
     const fuse::Change& c = item.change.change;
     bool representable = c.kind == fuse::ChangeKind::Deleted || git_mode(c.mode) != GitMode::None;
     bool may_land =
         item.change.transfers() || (item.change.decision.overridable() && representable);
-    if (may_land) {
+    // A withheld file lands only if the person takes it: one that cannot be diffed usefully
+    // (binary, or large) is described from a probe and never read here.
+    if (may_land && !item.change.transfers() && c.kind != fuse::ChangeKind::Deleted &&
+        S_ISREG(c.mode)) {
+      std::optional<FileProbe> probe = upper.probe(c.path);
+      if (probe && (probe->binary || probe->size > k_review_diff_limit)) {
+        item.deferred = std::move(probe);
+      }
+    }
+    if (may_land && !item.deferred) {
       gitbridge::FilePair pair;
       pair.new_path = c.path;
       pair.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
@@ -164,21 +230,33 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
       if (c.kind != fuse::ChangeKind::Deleted) {
         pair.after = reader.view(c.path);
       }
-      shown.push_back(pair);
       item.pair = std::move(pair);
     }
     r.review.files.push_back(entry_for(item));
     r.items.push_back(std::move(item));
   }
   r.review.workspace = w.name;
-  // The identity of everything that may land, withheld files included: the verdicts are
-  // part of it too, so a file that became flagged is not a file already reviewed.
-  std::string verdicts;
-  for (const auto& i : r.items) {
-    verdicts += i.change.change.path + '\0' + filters::verdict_name(i.change.decision.verdict) +
-                '\0' + i.change.decision.reason + '\n';
+  // The identity of everything that may land, withheld files included (a file's identity
+  // hashes both versions with their modes), and of the verdicts: a file that became flagged
+  // is not a file already reviewed. Made from the files' hashes rather than from a patch of
+  // everything, which a review of 200,000 files would build three times.
+  fuse::Hasher id;
+  auto field = [&id](std::string_view s) {
+    std::string len = std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
+    id.update(len.data(), len.size());
+    id.update(s.data(), s.size());
+  };
+  for (size_t k = 0; k < r.items.size(); ++k) {
+    const PlannedChange& c = r.items[k].change;
+    const tui::FileEntry& f = r.review.files[k];
+    field(std::string(1, f.status));
+    field(f.old_path);
+    field(f.path);
+    field(f.identity);
+    field(filters::verdict_name(c.decision.verdict));
+    field(c.decision.reason);
   }
-  r.review.id = fuse::hash_bytes(gitbridge::build_patch(shown).id + verdicts).hex().substr(0, 16);
+  r.review.id = id.digest().hex().substr(0, 16);
   return r;
 }
 
@@ -190,15 +268,28 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     by_path[i.change.change.path] = &i;
   }
   ContentReader reader(w, src.source);
+  UpperFiles upper(src.source);
   std::vector<gitbridge::FilePair> accepted, rejected;
   for (const auto& f : model.files()) {
     const ReviewItem* item = by_path.at(f.path);
     tui::FileState state = tui::file_state(f);
-    if (!item->pair || state == tui::FileState::Locked) {
+    const fuse::Change& c = item->change.change;
+    bool base_exact = item->base_exact;
+    std::optional<gitbridge::FilePair> read_now;
+    if (!item->pair && item->deferred && state != tui::FileState::Locked &&
+        state != tui::FileState::Undecided) {
+      // Taken or rejected after being described only: read it now, and only if it is still
+      // the file that was described.
+      read_now.emplace();
+      read_now->new_path = c.path;
+      read_now->old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
+      read_now->before = reader.base(c, base_exact);
+      read_now->after = upper.read_checked(c.path, item->deferred->identity);
+    }
+    if ((!item->pair && !read_now) || state == tui::FileState::Locked) {
       continue;
     }
-    const gitbridge::FilePair& p = *item->pair;
-    const fuse::Change& c = item->change.change;
+    const gitbridge::FilePair& p = item->pair ? *item->pair : *read_now;
     bool partial = f.hunk_level && state == tui::FileState::Partial;
     size_t taken = 0, left = 0;
     for (const auto& h : f.hunks) {
@@ -232,7 +323,7 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     std::optional<std::string> conflict;
     if (c.kind == fuse::ChangeKind::Deleted) {
       auto real = reader.real(c.path);
-      if (real.exists && !(item->base_exact && same_blob(real.side, p.before))) {
+      if (real.exists && !(base_exact && same_blob(real.side, p.before))) {
         conflict = "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
       } else if (real.exists) {
         out.landings.push_back(Landing{c.path, {}, 0});
@@ -242,16 +333,16 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
       if (dest.exists && !same_blob(dest.side, target)) {
         conflict = quote_path(c.path) + " exists in the real tree now";
       } else {
-        conflict = land_one(out.landings, c.path, p.before, item->base_exact, target,
-                            reader.real(c.from), c.from);
+        conflict = land_one(out.landings, c.path, p.before, base_exact, target, reader.real(c.from),
+                            c.from);
         out.landings.push_back(Landing{c.from, {}, 0});
       }
     } else if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode)) {
       // A file where a directory stood: its files are deletions of this same landing.
       out.landings.push_back(Landing{c.path, target, landing_perm({}, target.mode)});
     } else {
-      conflict = land_one(out.landings, c.path, p.before, item->base_exact, target,
-                          reader.real(c.path), c.path);
+      conflict =
+          land_one(out.landings, c.path, p.before, base_exact, target, reader.real(c.path), c.path);
     }
     if (conflict) {
       out.conflicts.push_back(*conflict);

@@ -4,6 +4,7 @@
 // turns the person's decisions back into exactly what lands (src/cmd_review.cpp).
 
 #include "gitbridge/patch.hpp"
+#include "src/review/review_input.hpp"
 #include "src/transfer/real_tree_writer.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "tui/review_model.hpp"
@@ -31,6 +32,9 @@ struct ReviewItem {
   /// Both sides, when the change may land: transfer, flagged, and withheld that may be taken.
   std::optional<gitbridge::FilePair> pair;
   bool base_exact = true; ///< `pair->before` is the real base (see ContentReader::base)
+  /// A withheld file too large or binary to diff: described from this probe, not read. If
+  /// the person takes it, its content is read when landing, checked against the probe.
+  std::optional<FileProbe> deferred;
 };
 
 /// Everything one review shows. `review.id` changes whenever anything shown would.

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <clocale>
 #include <string>
 
 using namespace ws::tui;
@@ -61,6 +62,8 @@ TEST_CASE("tui::render 80x24 shows groups - reasons - hunks - and no raw escapes
     }
     CHECK(cols == 80);
   }
+  fit(m, 80, 24);
+  CHECK(render(m, 80, 24).dump() == text);
   Frame big = render(m, 200, 60);
   CHECK(big.rows.size() == 60);
   Frame tiny = render(m, 10, 3);
@@ -86,8 +89,11 @@ TEST_CASE("tui::word_diff marks only the words that changed") {
 }
 
 TEST_CASE("tui::printable neutralises control bytes and bad UTF-8") {
-  CHECK(printable("a\tb") == "a    b");
+  CHECK(printable("a\tb") == "a   b"); // to the next tab stop
+  CHECK(printable("\tb") == "    b");
   CHECK(printable("\033]0;x\007") == "^[]0;x^G");
-  CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");
-  CHECK(printable("\xff\xc2\x9b") == "???");
+  CHECK(printable("\xff\xc2\x9b") == "<0xff><U+009B>");
+  CHECK(printable("a\r# WITHHELD") == "a^M# WITHHELD");
+  CHECK(printable("\xc0\xaf\xed\xa0\x80") ==
+        "<0xc0><0xaf><0xed><0xa0><0x80>"); // overlong, surrogate
 }
