@@ -5,6 +5,7 @@
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
 #include "src/cli/text.hpp"
+#include "src/daemon/daemon_client.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
@@ -129,6 +130,13 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
 
 int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   Workspace w = ctx.ws();
+  // A writing agent must not make apply read a mix of versions the view never held: its
+  // writers wait (reads go on) from the first read of the workspace until what landed has
+  // left it. A checkpoint is frozen already.
+  std::optional<WriterPause> pause;
+  if (!o.checkpoint) {
+    pause = pause_writers(w);
+  }
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {

@@ -168,3 +168,40 @@ TEST_CASE("adversarial: a hook in the real core.hooksPath is withheld") {
   REQUIRE(w.ws("apply").status == 0);
   CHECK(!fs::exists(repo.path() / "tools/hooks/pre-commit"));
 }
+
+TEST_CASE("adversarial: apply racing a writing agent lands only states the view had") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // The agent swaps in a new directory holding a matching pair, so in every state the view
+  // has, pair/A and pair/B hold the same number (or pair/ is briefly absent).
+  fs::path stop = repo.path().parent_path() / "stop-writer";
+  std::string writer =
+      "i=0; while [ ! -e " + q(stop.string()) +
+      " ]; do i=$((i+1)); mkdir n && printf %08d $i > n/A && head -c 20000 /dev/zero >> n/A && "
+      "cp n/A n/B && rm -rf old && { [ ! -e pair ] || mv pair old; } && mv n pair; done";
+  Run started =
+      sh("( cd " + q(w.view().string()) + " && " + writer + " ) >/dev/null 2>&1 & echo ok");
+  REQUIRE(started.status == 0);
+  int landed = 0;
+  for (int round = 0; round < 12; ++round) {
+    Run a = w.ws("apply");
+    if (a.status != 0) {
+      continue; // a conflict or a refusal lands nothing: also fine
+    }
+    bool a_exists = fs::exists(repo.path() / "pair/A");
+    bool b_exists = fs::exists(repo.path() / "pair/B");
+    CHECK(a_exists == b_exists);
+    if (a_exists && b_exists) {
+      ++landed;
+      CHECK(repo.read("pair/A") == repo.read("pair/B"));
+    }
+  }
+  sh("touch " + q(stop.string()));
+  sh("sleep 1");
+  CHECK(landed > 0);
+  // What ws landed is the base from now on: a last apply after the writer stopped is clean,
+  // never a conflict blamed on the person.
+  Run last = w.ws("apply");
+  CHECK_MESSAGE(last.status == 0, last.err);
+  CHECK(last.err.find("CONFLICT") == npos);
+}
