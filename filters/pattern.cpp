@@ -19,11 +19,7 @@ char ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-struct Pattern {
-  Parts parts;           ///< components; "**" spans any number of directories
-  bool dir_only = false; ///< matches a directory, so only paths strictly below it
-  bool all = false;      ///< "**" or "/**" alone: everything
-};
+using Pattern = CompiledPattern;
 
 std::optional<Pattern> compile(std::string_view text) {
   Pattern p;
@@ -52,16 +48,28 @@ std::optional<Pattern> compile(std::string_view text) {
     p.dir_only = true;
     p.all = p.parts.empty();
   }
+  // Most components name a file outright: compared as strings, not through fnmatch (the
+  // built-in tables are matched against every changed path).
+  for (const auto& part : p.parts) {
+    p.literal.push_back(part.find_first_of("*?[\\") == std::string::npos);
+  }
   return p;
 }
 
 /// Does pat[i..] match path[j..end)? Components hold no '/', so this is FNM_PATHNAME
 /// matching of the whole.
-bool match_parts(const Parts& pat, size_t i, const Parts& path, size_t j, size_t end, int flags) {
-  if (i == pat.size()) {
+bool component_matches(const Pattern& pat, size_t i, const std::string& name, int flags) {
+  if (pat.literal[i]) {
+    return (flags & FNM_CASEFOLD) != 0 ? iequal(pat.parts[i], name) : pat.parts[i] == name;
+  }
+  return ::fnmatch(pat.parts[i].c_str(), name.c_str(), flags | FNM_PATHNAME) == 0;
+}
+
+bool match_parts(const Pattern& pat, size_t i, const Parts& path, size_t j, size_t end, int flags) {
+  if (i == pat.parts.size()) {
     return j == end;
   }
-  if (pat[i] == "**") {
+  if (pat.parts[i] == "**") {
     for (size_t k = j; k <= end; ++k) {
       if (match_parts(pat, i + 1, path, k, end, flags)) {
         return true;
@@ -69,7 +77,7 @@ bool match_parts(const Parts& pat, size_t i, const Parts& path, size_t j, size_t
     }
     return false;
   }
-  return j < end && ::fnmatch(pat[i].c_str(), path[j].c_str(), flags | FNM_PATHNAME) == 0 &&
+  return j < end && component_matches(pat, i, path[j], flags) &&
          match_parts(pat, i + 1, path, j + 1, end, flags);
 }
 
@@ -82,8 +90,19 @@ bool matches_parts(const Pattern& p, const Parts& path, MatchOptions options) {
   const int flags = options.casefold ? FNM_CASEFOLD : 0;
   const size_t last = p.dir_only ? path.size() - 1 : path.size();
   const size_t first = p.dir_only || !options.file_only ? 1 : path.size();
+  // Quick rejection: a literal last component must equal the last component of some prefix
+  // tried below (most rules name one file, most paths match none).
+  if (!p.parts.empty() && p.literal.back() && first <= last) {
+    bool possible = false;
+    for (size_t end = first; end <= last && !possible; ++end) {
+      possible = component_matches(p, p.parts.size() - 1, path[end - 1], flags);
+    }
+    if (!possible) {
+      return false;
+    }
+  }
   for (size_t end = first; end <= last; ++end) {
-    if (match_parts(p.parts, 0, path, 0, end, flags)) {
+    if (match_parts(p, 0, path, 0, end, flags)) {
       return true;
     }
   }
@@ -133,6 +152,18 @@ bool matches_with(std::string_view pattern, std::string_view path, MatchOptions 
   }
   auto p = compile(pattern);
   return p && matches_parts(*p, split_path(path), options);
+}
+
+std::optional<CompiledPattern> compile_pattern(std::string_view pattern) {
+  if (pattern.find('\0') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return compile(pattern);
+}
+
+bool matches_split(const CompiledPattern& pattern, const std::vector<std::string>& parts,
+                   MatchOptions options) {
+  return matches_parts(pattern, parts, options);
 }
 
 bool at_or_below(std::string_view path, std::string_view dir, bool casefold) {

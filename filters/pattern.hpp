@@ -2,6 +2,7 @@
 
 // Paths and gitignore-style patterns, as the transfer policy matches them. Pure: no I/O.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,20 @@ struct MatchOptions {
 
 /// `matches()` with options: see policy.hpp for the pattern syntax.
 bool matches_with(std::string_view pattern, std::string_view path, MatchOptions options);
+
+/// A pattern compiled once, for tables matched against many paths.
+struct CompiledPattern {
+  std::vector<std::string> parts; ///< components; "**" spans any number of directories
+  std::vector<bool> literal;      ///< per component: no glob characters (compared as text)
+  bool dir_only = false;          ///< matches a directory, so only paths strictly below it
+  bool all = false;               ///< "**" or "/**" alone: everything
+};
+/// nullopt for a pattern that matches nothing ("", "/", one holding NUL).
+std::optional<CompiledPattern> compile_pattern(std::string_view pattern);
+/// `matches_with` for a compiled pattern and a path already split with split_path (which
+/// holds no NUL: check before splitting).
+bool matches_split(const CompiledPattern& pattern, const std::vector<std::string>& parts,
+                   MatchOptions options);
 
 /// `path` is `dir` or lies below it, component by component (`casefold` as above).
 bool at_or_below(std::string_view path, std::string_view dir, bool casefold);

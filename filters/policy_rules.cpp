@@ -337,22 +337,52 @@ std::span<const NameRule> flag_rules() {
   return k_flags;
 }
 
-const PlaceRule* find_place(std::string_view path) {
-  for (const PlaceRule& rule : k_places) {
-    if (matches_with(rule.pattern, path, k_builtin)) {
-      return &rule;
+namespace {
+
+/// A table's patterns, compiled on first use (the tables are constant).
+template <class Rule>
+std::vector<std::optional<CompiledPattern>> compiled(std::span<const Rule> rules) {
+  std::vector<std::optional<CompiledPattern>> out;
+  out.reserve(rules.size());
+  for (const Rule& rule : rules) {
+    out.push_back(compile_pattern(rule.pattern));
+  }
+  return out;
+}
+
+template <class Rule>
+const Rule* first_match(std::span<const Rule> rules,
+                        const std::vector<std::optional<CompiledPattern>>& patterns,
+                        std::string_view path) {
+  if (path.find('\0') != std::string_view::npos) {
+    return nullptr; // as matches_with: never a shorter path than the one given
+  }
+  const std::vector<std::string> parts = split_path(path);
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (patterns[i] && matches_split(*patterns[i], parts, k_builtin)) {
+      return &rules[i];
     }
   }
   return nullptr;
 }
 
+} // namespace
+
+const PlaceRule* find_place(std::string_view path) {
+  static const auto patterns = compiled(place_rules());
+  return first_match(place_rules(), patterns, path);
+}
+
 const NameRule* find_rule(std::span<const NameRule> rules, std::string_view path) {
-  for (const NameRule& rule : rules) {
-    if (matches_with(rule.pattern, path, k_builtin)) {
-      return &rule;
-    }
+  static const auto self_running = compiled(self_running_rules());
+  static const auto flags = compiled(flag_rules());
+  if (rules.data() == self_running_rules().data()) {
+    return first_match(rules, self_running, path);
   }
-  return nullptr;
+  if (rules.data() == flag_rules().data()) {
+    return first_match(rules, flags, path);
+  }
+  return first_match(rules, compiled(rules), path);
 }
 
 bool is_git_hook_name(std::string_view name) {
