@@ -2,6 +2,7 @@
 #include "src/review/review_session.hpp"
 
 #include "fuse/hash.hpp"
+#include "gitbridge/content_id.hpp"
 #include "gitbridge/hunks.hpp"
 #include "gitbridge/merge.hpp"
 #include "src/cli/text.hpp"
@@ -152,8 +153,9 @@ tui::FileEntry entry_for(const ReviewItem& item) {
     return f;
   }
   const auto& p = *item.pair;
-  f.identity = fuse::hash_bytes(mode_text(p.before.mode) + p.before.content).hex() +
-               fuse::hash_bytes(mode_text(p.after.mode) + p.after.content).hex();
+  // SHA-256, as the ids `ws apply --expect` takes: the agent chooses the content.
+  f.identity = gitbridge::sha256_hex(mode_text(p.before.mode) + p.before.content) +
+               gitbridge::sha256_hex(mode_text(p.after.mode) + p.after.content);
   bool symlink = p.before.mode == GitMode::Symlink || p.after.mode == GitMode::Symlink;
   std::optional<std::vector<gitbridge::TextHunk>> hunks;
   if (!symlink) {
@@ -240,11 +242,10 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
   // hashes both versions with their modes), and of the verdicts: a file that became flagged
   // is not a file already reviewed. Made from the files' hashes rather than from a patch of
   // everything, which a review of 200,000 files would build three times.
-  fuse::Hasher id;
+  std::string id;
   auto field = [&id](std::string_view s) {
-    std::string len = std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
-    id.update(len.data(), len.size());
-    id.update(s.data(), s.size());
+    id += std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
+    id += s;
   };
   for (size_t k = 0; k < r.items.size(); ++k) {
     const PlannedChange& c = r.items[k].change;
@@ -256,7 +257,7 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
     field(filters::verdict_name(c.decision.verdict));
     field(c.decision.reason);
   }
-  r.review.id = id.digest().hex().substr(0, 16);
+  r.review.id = gitbridge::sha256_hex(id);
   return r;
 }
 
