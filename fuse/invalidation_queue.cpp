@@ -2,8 +2,8 @@
 
 namespace ws::fuse {
 
-InvalidationQueue::InvalidationQueue(EntryFn entry)
-    : m_entry(std::move(entry)), m_thread([this] { run(); }) {}
+InvalidationQueue::InvalidationQueue(EntryFn entry, InodeFn inode)
+    : m_entry(std::move(entry)), m_inode(std::move(inode)), m_thread([this] { run(); }) {}
 
 InvalidationQueue::~InvalidationQueue() {
   {
@@ -17,7 +17,15 @@ InvalidationQueue::~InvalidationQueue() {
 void InvalidationQueue::entry(uint64_t parent, std::string name) {
   {
     std::lock_guard lock(m_mutex);
-    m_queue.emplace_back(parent, std::move(name));
+    m_queue.push_back(Item{parent, std::move(name), false});
+  }
+  m_wake.notify_one();
+}
+
+void InvalidationQueue::inode(uint64_t ino) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_queue.push_back(Item{ino, {}, true});
   }
   m_wake.notify_one();
 }
@@ -29,10 +37,18 @@ void InvalidationQueue::run() {
     if (m_stop) {
       return;
     }
-    auto [parent, name] = std::move(m_queue.front());
+    Item item = std::move(m_queue.front());
     m_queue.pop_front();
     lock.unlock();
-    m_entry(parent, name); // blocks until the rename that queued it has let go of the directory
+    // Blocks until the request that holds the directory or the pages (a RENAME waiting for
+    // its reply, a write held by a writer pause) has let go.
+    if (item.inode) {
+      if (m_inode) {
+        m_inode(item.id);
+      }
+    } else {
+      m_entry(item.id, item.name);
+    }
     lock.lock();
   }
 }

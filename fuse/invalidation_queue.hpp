@@ -20,20 +20,29 @@ namespace ws::fuse {
 class InvalidationQueue {
 public:
   using EntryFn = std::function<void(uint64_t parent, std::string_view name)>;
-  explicit InvalidationQueue(EntryFn entry);
+  using InodeFn = std::function<void(uint64_t ino)>;
+  explicit InvalidationQueue(EntryFn entry, InodeFn inode = {});
   ~InvalidationQueue();
   InvalidationQueue(const InvalidationQueue&) = delete;
   InvalidationQueue& operator=(const InvalidationQueue&) = delete;
 
   void entry(uint64_t parent, std::string name);
+  /// Drops an inode's cached attributes and pages (needs `inode` given at construction).
+  void inode(uint64_t ino);
 
 private:
   void run();
 
   EntryFn m_entry;
+  InodeFn m_inode;
   std::mutex m_mutex; ///< guards m_queue, m_stop; taken after every OverlayFs lock
   std::condition_variable m_wake;
-  std::deque<std::pair<uint64_t, std::string>> m_queue;
+  struct Item {
+    uint64_t id; ///< parent (entry) or the inode itself
+    std::string name;
+    bool inode;
+  };
+  std::deque<Item> m_queue;
   bool m_stop = false;
   std::thread m_thread;
 };

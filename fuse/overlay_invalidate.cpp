@@ -12,7 +12,7 @@ namespace ws::fuse {
 
 void OverlayFs::start_watching(Invalidator invalidator) {
   m_invalidator = std::move(invalidator);
-  m_deferred = std::make_unique<InvalidationQueue>(m_invalidator.entry);
+  m_deferred = std::make_unique<InvalidationQueue>(m_invalidator.entry, m_invalidator.inode);
   m_watcher = std::make_unique<LowerWatcher>(
       [this](const LowerWatcher::Event* events, size_t count, bool overflow) {
         on_lower_events(events, count, overflow);

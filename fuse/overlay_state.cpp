@@ -151,7 +151,18 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
     revalidate_locked(visits, inval);
     measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
   }
-  if (m_invalidator.inode && m_invalidator.entry) {
+  if (m_deferred && m_writes.paused()) {
+    // Writers are paused (`ws apply` drops what it landed): a held RENAME keeps its
+    // directories locked and a held WRITE its pages until the pause ends, and the pause ends
+    // only after this edit returns. Invalidating here would wait for them forever; the
+    // queue's thread does it once they are let go.
+    for (uint64_t ino : inval.inodes) {
+      m_deferred->inode(ino);
+    }
+    for (auto& [parent, name] : inval.entries) {
+      m_deferred->entry(parent, std::move(name));
+    }
+  } else if (m_invalidator.inode && m_invalidator.entry) {
     for (uint64_t ino : inval.inodes) {
       m_invalidator.inode(ino);
     }

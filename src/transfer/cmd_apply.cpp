@@ -193,13 +193,20 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     return 0;
   }
   tx.commit();
-  if (r.source.checkpoint) {
+  {
+    std::vector<std::pair<std::string, const std::string*>> written;
     for (const auto& out : outcomes) {
       for (const auto& l : out.landings) {
         if (l.content.present() && out.how != How::Conflict) {
-          landed_versions.record(l.path, l.content.content);
+          written.emplace_back(l.path, &l.content.content);
         }
       }
+    }
+    try {
+      landed_versions.record(written);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ws: warning: applied, but could not record what landed: %s\n",
+                   visible_text(e.what()).c_str());
     }
   }
 
@@ -239,14 +246,6 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       landed.push_back(c.path);
       if (c.kind == fuse::ChangeKind::Renamed) {
         landed.push_back(c.from);
-      }
-    } else if (!r.source.checkpoint) {
-      // The agent wrote again: its change stays, and grew from what ws landed, which is
-      // now the base to merge against (never "yours": the person did not write it).
-      for (const auto& l : out.landings) {
-        if (l.content.present()) {
-          landed_versions.record(l.path, l.content.content);
-        }
       }
     }
   }
