@@ -3,6 +3,8 @@
 #include "fuse/system_error.hpp"
 #include "fuse/unique_fd.hpp"
 
+#include <climits>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -11,18 +13,55 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <set>
 
 namespace ws::fuse {
 
-int open_beneath(int root, const std::string& rel, int flags) {
+namespace {
+
+int openat2_beneath(int dir, const char* rel, int flags) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(
-      ::syscall(SYS_openat2, root, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
+  return static_cast<int>(::syscall(SYS_openat2, dir, rel, &how, sizeof how));
+}
+
+/// The longest path handed to the kernel in one call: PATH_MAX counts the terminating NUL,
+/// and a component (at most NAME_MAX) always fits in a chunk.
+constexpr size_t k_chunk = PATH_MAX - 1;
+
+} // namespace
+
+int open_beneath(int root, const std::string& rel, int flags) {
+  if (rel.size() <= k_chunk) {
+    return openat2_beneath(root, rel.empty() ? "." : rel.c_str(), flags);
+  }
+  // Longer than one path string may be (the agent can nest directories without limit):
+  // walk it in chunks of whole components, each resolved beneath the directory the one
+  // before opened, with the same rules (no symlink, no "..", never above that directory),
+  // so the whole walk stays beneath `root` as one openat2 would.
+  UniqueFd dir;
+  int at = root;
+  size_t start = 0;
+  while (rel.size() - start > k_chunk) {
+    size_t cut = rel.rfind('/', start + k_chunk);
+    if (cut == std::string::npos || cut <= start) {
+      errno = ENAMETOOLONG; // one component longer than a chunk: no file has that name
+      return -1;
+    }
+    std::string chunk = rel.substr(start, cut - start);
+    UniqueFd next(openat2_beneath(at, chunk.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    if (!next) {
+      return -1;
+    }
+    dir = std::move(next);
+    at = dir.get();
+    start = cut + 1;
+  }
+  return openat2_beneath(at, rel.c_str() + start, flags);
 }
 
 namespace {
@@ -67,19 +106,30 @@ public:
   }
 
 private:
-  /// Every non-directory in the upper layer. Iterative: the agent may nest directories
-  /// deeper than any stack.
+  /// Every non-directory in the upper layer. Iterative, and holding two directory fds at
+  /// most: the agent may nest directories deeper than any stack, and make more of them
+  /// than a process may hold open (`ulimit -n`).
   void walk_upper() {
-    std::vector<std::pair<UniqueFd, std::string>> todo;
-    todo.emplace_back(UniqueFd(::fcntl(m_upper.get(), F_DUPFD_CLOEXEC, 0)), std::string());
+    std::vector<std::string> todo{std::string()};
+    std::string last_path; // the directory read last, still open: its subdirectories are
+    UniqueFd last;         // opened from it, not walked again from the top
     while (!todo.empty()) {
-      auto [dirfd, dir] = std::move(todo.back());
+      std::string dir = std::move(todo.back());
       todo.pop_back();
-      UniqueFd fd(::openat(dirfd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      UniqueFd fd;
+      if (last && path_within(dir, last_path) && dir != last_path) {
+        fd.reset(open_beneath(last.get(), dir.substr(last_path.empty() ? 0 : last_path.size() + 1),
+                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+      } else {
+        fd.reset(open_beneath(m_upper.get(), dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+      }
       if (!fd) {
         throw_errno("read upper directory", dir);
       }
-      DIR* d = ::fdopendir(fd.release());
+      DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+      if (!d) {
+        throw_errno("read upper directory", dir);
+      }
       std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
       while (dirent* e = ::readdir(d)) {
         if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
@@ -87,19 +137,17 @@ private:
         }
         std::string path = join_path(dir, e->d_name);
         UpperObject obj;
-        if (::fstatat(dirfd.get(), e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (::fstatat(fd.get(), e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
           continue;
         }
         if (S_ISDIR(obj.st.st_mode)) {
-          UniqueFd sub(
-              ::openat(dirfd.get(), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-          if (sub) {
-            todo.emplace_back(std::move(sub), path);
-          }
+          todo.push_back(std::move(path));
         } else {
-          m_upper_files.emplace(path, obj);
+          m_upper_files.emplace(std::move(path), obj);
         }
       }
+      last = std::move(fd);
+      last_path = std::move(dir);
     }
   }
 
