@@ -363,7 +363,10 @@ private:
     size_t kept = 0;
     for (size_t i = 0; i < m_deleted.size(); ++i) {
       if (!paired[i]) {
-        m_deleted[kept++] = std::move(m_deleted[i]);
+        if (kept != i) { // not onto itself: a self-moved string may come out empty
+          m_deleted[kept] = std::move(m_deleted[i]);
+        }
+        ++kept;
       }
     }
     m_deleted.resize(kept);
