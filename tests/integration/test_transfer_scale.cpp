@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -126,6 +127,11 @@ TEST_CASE("transfer scale: 20,000 new files land under RLIMIT_NOFILE 1024") {
 
   Run st = ws_limited(repo, w, "status", 1024);
   CHECK_MESSAGE(st.status == 0, st.err);
+  // A person's report fits a screen: the plain new files fold into their top directory.
+  CHECK(st.out.rfind("A gen/  (" + std::to_string(k_files) + " new files)\n", 0) == 0);
+  CHECK(std::count(st.out.begin(), st.out.end(), '\n') == 2);
+  Run all = ws_limited(repo, w, "status --verbose", 1024);
+  CHECK(static_cast<int>(std::count(all.out.begin(), all.out.end(), '\n')) == k_files);
   Run check = ws_limited(repo, w, "apply --check", 1024);
   CHECK_MESSAGE(check.status == 0, check.err);
   CHECK(check.out.find("would apply cleanly: " + std::to_string(k_files) + " changes") != npos);
