@@ -3,6 +3,8 @@
 #include "fuse/system_error.hpp"
 #include "fuse/unique_fd.hpp"
 
+#include <climits>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -11,24 +13,66 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <map>
-#include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace ws::fuse {
 
-int open_beneath(int root, const std::string& rel, int flags) {
+namespace {
+
+int openat2_beneath(int dir, const char* rel, int flags) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(
-      ::syscall(SYS_openat2, root, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
+  return static_cast<int>(::syscall(SYS_openat2, dir, rel, &how, sizeof how));
+}
+
+/// The longest path handed to the kernel in one call: PATH_MAX counts the terminating NUL,
+/// and a component (at most NAME_MAX) always fits in a chunk.
+constexpr size_t k_chunk = PATH_MAX - 1;
+
+} // namespace
+
+int open_beneath(int root, const std::string& rel, int flags) {
+  if (rel.size() <= k_chunk) {
+    return openat2_beneath(root, rel.empty() ? "." : rel.c_str(), flags);
+  }
+  // Longer than one path string may be (the agent can nest directories without limit):
+  // walk it in chunks of whole components, each resolved beneath the directory the one
+  // before opened, with the same rules (no symlink, no "..", never above that directory),
+  // so the whole walk stays beneath `root` as one openat2 would.
+  UniqueFd dir;
+  int at = root;
+  size_t start = 0;
+  while (rel.size() - start > k_chunk) {
+    size_t cut = rel.rfind('/', start + k_chunk);
+    if (cut == std::string::npos || cut <= start) {
+      errno = ENAMETOOLONG; // one component longer than a chunk: no file has that name
+      return -1;
+    }
+    std::string chunk = rel.substr(start, cut - start);
+    UniqueFd next(openat2_beneath(at, chunk.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    if (!next) {
+      return -1;
+    }
+    dir = std::move(next);
+    at = dir.get();
+    start = cut + 1;
+  }
+  return openat2_beneath(at, rel.c_str() + start, flags);
 }
 
 namespace {
 
+/// One non-directory of the upper layer: what classifying it needs of its stat.
 struct UpperObject {
-  struct stat st {};
+  std::string path;
+  mode_t mode = 0;
+  uint64_t size = 0;
 };
 
 class ChangeScanner {
@@ -48,58 +92,81 @@ public:
     }
   }
 
+  // Flat sorted vectors, not maps: an agent may leave hundreds of thousands of new files,
+  // and a node and a string copy per file per map was most of the time.
   std::vector<Change> scan() {
     walk_upper();
-    for (auto& [path, obj] : m_upper_files) {
-      classify_upper(path, obj);
+    auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+    std::sort(m_upper_files.begin(), m_upper_files.end(), by_path);
+    m_changes.reserve(m_upper_files.size());
+    for (const auto& obj : m_upper_files) {
+      classify_upper(obj);
     }
     for (auto& [path, meta] : m_records) {
       if ((meta.whiteout || meta.opaque) && !created_by_agent(path)) {
         collect_hidden_lower(path);
       }
     }
+    // Overlapping records (a whiteout inside an opaque directory) may find a path twice.
+    std::sort(m_deleted.begin(), m_deleted.end(), by_path);
+    m_deleted.erase(std::unique(m_deleted.begin(), m_deleted.end(),
+                                [](const Change& a, const Change& b) { return a.path == b.path; }),
+                    m_deleted.end());
     pair_renames();
-    std::vector<Change> out;
-    for (auto& [path, c] : m_changes) {
-      out.push_back(std::move(c));
+    if (m_deleted.empty()) {
+      return std::move(m_changes);
     }
+    std::vector<Change> out;
+    out.reserve(m_changes.size() + m_deleted.size());
+    std::merge(std::make_move_iterator(m_changes.begin()), std::make_move_iterator(m_changes.end()),
+               std::make_move_iterator(m_deleted.begin()), std::make_move_iterator(m_deleted.end()),
+               std::back_inserter(out), by_path);
     return out;
   }
 
 private:
-  /// Every non-directory in the upper layer. Iterative: the agent may nest directories
-  /// deeper than any stack.
+  /// Every non-directory in the upper layer. Iterative, and holding two directory fds at
+  /// most: the agent may nest directories deeper than any stack, and make more of them
+  /// than a process may hold open (`ulimit -n`).
   void walk_upper() {
-    std::vector<std::pair<UniqueFd, std::string>> todo;
-    todo.emplace_back(UniqueFd(::fcntl(m_upper.get(), F_DUPFD_CLOEXEC, 0)), std::string());
+    std::vector<std::string> todo{std::string()};
+    std::string last_path; // the directory read last, still open: its subdirectories are
+    UniqueFd last;         // opened from it, not walked again from the top
     while (!todo.empty()) {
-      auto [dirfd, dir] = std::move(todo.back());
+      std::string dir = std::move(todo.back());
       todo.pop_back();
-      UniqueFd fd(::openat(dirfd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      UniqueFd fd;
+      if (last && path_within(dir, last_path) && dir != last_path) {
+        fd.reset(open_beneath(last.get(), dir.substr(last_path.empty() ? 0 : last_path.size() + 1),
+                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+      } else {
+        fd.reset(open_beneath(m_upper.get(), dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+      }
       if (!fd) {
         throw_errno("read upper directory", dir);
       }
-      DIR* d = ::fdopendir(fd.release());
+      DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+      if (!d) {
+        throw_errno("read upper directory", dir);
+      }
       std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
       while (dirent* e = ::readdir(d)) {
         if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
           continue;
         }
-        std::string path = join_path(dir, e->d_name);
-        UpperObject obj;
-        if (::fstatat(dirfd.get(), e->d_name, &obj.st, AT_SYMLINK_NOFOLLOW) != 0) {
+        struct stat st {};
+        if (::fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
           continue;
         }
-        if (S_ISDIR(obj.st.st_mode)) {
-          UniqueFd sub(
-              ::openat(dirfd.get(), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-          if (sub) {
-            todo.emplace_back(std::move(sub), path);
-          }
+        if (S_ISDIR(st.st_mode)) {
+          todo.push_back(join_path(dir, e->d_name));
         } else {
-          m_upper_files.emplace(path, obj);
+          m_upper_files.push_back(
+              {join_path(dir, e->d_name), st.st_mode, static_cast<uint64_t>(st.st_size)});
         }
       }
+      last = std::move(fd);
+      last_path = std::move(dir);
     }
   }
 
@@ -108,10 +175,22 @@ private:
     return it == m_records.end() ? nullptr : &it->second;
   }
 
-  std::optional<Identity> lower_identity(const std::string& path) const {
-    UniqueFd fd(open_beneath(m_lower.get(), path, O_PATH | O_NOFOLLOW));
+  /// What stands at `path` in the real tree. One fstatat in the directory asked last
+  /// time (files come sorted, so siblings follow each other), and none at all below a
+  /// directory the real tree does not have (an agent's new directory of new files).
+  std::optional<Identity> lower_identity(const std::string& path) {
+    size_t slash = path.rfind('/');
+    std::string_view parent(path.data(), slash == std::string::npos ? 0 : slash);
+    if (!m_lower_parent_valid || parent != m_lower_parent_path) {
+      m_lower_parent.reset(parent.empty() ? ::fcntl(m_lower.get(), F_DUPFD_CLOEXEC, 0)
+                                          : open_beneath(m_lower.get(), std::string(parent),
+                                                         O_PATH | O_DIRECTORY | O_NOFOLLOW));
+      m_lower_parent_path.assign(parent);
+      m_lower_parent_valid = true;
+    }
     struct stat st {};
-    if (!fd || ::fstat(fd.get(), &st) != 0) {
+    const char* leaf = path.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+    if (!m_lower_parent || ::fstatat(m_lower_parent.get(), leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       return std::nullopt;
     }
     Identity id;
@@ -122,7 +201,7 @@ private:
     return id;
   }
 
-  std::optional<Hash128> lower_hash(const std::string& path, const Identity& base) const {
+  std::optional<Hash128> lower_hash(const std::string& path, const Identity& base) {
     // The base's hash was not recorded (a deletion): the real file still is the base only
     // if it has not moved since.
     auto now = lower_identity(path);
@@ -169,7 +248,8 @@ private:
     }
   }
 
-  void classify_upper(const std::string& path, const UpperObject& obj) {
+  void classify_upper(const UpperObject& obj) {
+    const std::string& path = obj.path;
     const PathMeta* rec = record(path);
     std::optional<Identity> base = rec && rec->base ? rec->base : lower_identity(path);
     if (created_by_agent(path)) {
@@ -177,8 +257,8 @@ private:
     }
     Change c;
     c.path = path;
-    c.mode = obj.st.st_mode;
-    c.size = static_cast<uint64_t>(obj.st.st_size);
+    c.mode = obj.mode;
+    c.size = obj.size;
     if (!base || S_ISDIR(base->mode)) {
       if (base) { // a file where a directory stood: the directory's files are deleted
         c.kind = ChangeKind::TypeChanged;
@@ -190,27 +270,27 @@ private:
           c.base = rec->origin;
         }
       }
-      m_changes.insert_or_assign(path, std::move(c));
+      m_changes.push_back(std::move(c));
       return;
     }
     c.base = base;
-    if ((base->mode & S_IFMT) != (obj.st.st_mode & S_IFMT)) {
+    if ((base->mode & S_IFMT) != (obj.mode & S_IFMT)) {
       c.kind = ChangeKind::TypeChanged;
-      m_changes.insert_or_assign(path, std::move(c));
+      m_changes.push_back(std::move(c));
       return;
     }
-    bool same = (base->mode & 07777) == (obj.st.st_mode & 07777);
+    bool same = (base->mode & 07777) == (obj.mode & 07777);
     if (same && S_ISREG(base->mode)) {
-      same = base->size == static_cast<uint64_t>(obj.st.st_size);
+      same = base->size == obj.size;
     }
     if (same && (S_ISREG(base->mode) || S_ISLNK(base->mode))) {
       std::optional<Hash128> before = base->hash ? base->hash : lower_hash(path, *base);
-      std::optional<Hash128> now = content_hash(m_upper.get(), path, obj.st.st_mode);
+      std::optional<Hash128> now = content_hash(m_upper.get(), path, obj.mode);
       same = before && now && *before == *now;
     }
     if (!same) {
       c.kind = ChangeKind::Modified;
-      m_changes.insert_or_assign(path, std::move(c));
+      m_changes.push_back(std::move(c));
     }
   }
 
@@ -245,7 +325,10 @@ private:
   }
 
   void add_deleted(const std::string& path) {
-    if (m_upper_files.count(path) || m_changes.count(path)) {
+    auto it =
+        std::lower_bound(m_upper_files.begin(), m_upper_files.end(), path,
+                         [](const UpperObject& o, const std::string& p) { return o.path < p; });
+    if (it != m_upper_files.end() && it->path == path) {
       return; // something stands there in the view: classified above
     }
     Change c;
@@ -254,18 +337,25 @@ private:
     const PathMeta* rec = record(path);
     c.base = rec && rec->base ? rec->base : lower_identity(path);
     c.unseen = !(rec && rec->base);
-    m_changes.emplace(path, std::move(c));
+    m_deleted.push_back(std::move(c));
   }
 
+  /// An added path whose origin was deleted is a rename; with the origin still there, a
+  /// copy. Each deletion pairs with one addition at most.
   void pair_renames() {
-    for (auto& [path, c] : m_changes) {
+    std::unordered_map<std::string_view, size_t> deleted;
+    for (size_t i = 0; i < m_deleted.size(); ++i) {
+      deleted.emplace(m_deleted[i].path, i);
+    }
+    std::vector<bool> paired(m_deleted.size());
+    for (auto& c : m_changes) {
       if (c.kind != ChangeKind::Added || c.from.empty()) {
         continue;
       }
-      auto it = m_changes.find(c.from);
-      if (it != m_changes.end() && it->second.kind == ChangeKind::Deleted) {
+      auto it = deleted.find(c.from);
+      if (it != deleted.end() && !paired[it->second]) {
         c.kind = ChangeKind::Renamed;
-        m_changes.erase(it);
+        paired[it->second] = true;
       } else {
         // Copied, not moved (a hard link, or a name the origin's path got back): the origin
         // is still there, so this is a new file; its origin is no base it replaced.
@@ -273,14 +363,29 @@ private:
         c.base.reset();
       }
     }
+    size_t kept = 0;
+    for (size_t i = 0; i < m_deleted.size(); ++i) {
+      if (!paired[i]) {
+        if (kept != i) { // not onto itself: a self-moved string may come out empty
+          m_deleted[kept] = std::move(m_deleted[i]);
+        }
+        ++kept;
+      }
+    }
+    m_deleted.resize(kept);
   }
 
   MetaStore m_meta;
   UniqueFd m_lower;
   UniqueFd m_upper;
   std::map<std::string, PathMeta> m_records;
-  std::map<std::string, UpperObject> m_upper_files;
-  std::map<std::string, Change> m_changes;
+  std::vector<UpperObject> m_upper_files; ///< sorted by path once walked
+  std::vector<Change> m_changes;          ///< of upper files, in their order
+  std::vector<Change> m_deleted;          ///< lower files the view no longer shows
+  // lower_identity's cache: the real tree's directory looked in last (invalid fd: missing).
+  std::string m_lower_parent_path;
+  UniqueFd m_lower_parent;
+  bool m_lower_parent_valid = false;
 };
 
 } // namespace

@@ -42,7 +42,9 @@ std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
 
 /// Opens `rel` below `root` without following any symlink on the way (openat2
 /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).
-/// Returns -1 with errno set on failure.
+/// `rel` may be longer than PATH_MAX: it is then walked in chunks of whole components, each
+/// beneath the directory the one before opened, under the same rules. Holds at most two
+/// fds at a time. Returns -1 with errno set on failure.
 int open_beneath(int root, const std::string& rel, int flags);
 
 } // namespace ws::fuse

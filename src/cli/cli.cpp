@@ -56,6 +56,8 @@ int run_cli(int argc, char** argv) {
   auto* c_status =
       app.add_subcommand("status", "List what changed in the view: A/M/D/R/T per path");
   c_status->add_flag("--json", status_json, "Machine-readable output");
+  bool status_verbose = false;
+  c_status->add_flag("--verbose", status_verbose, "Every path, none folded into its directory");
 
   LogOptions log;
   size_t log_limit = 0;
@@ -231,7 +233,7 @@ int run_cli(int argc, char** argv) {
     return cmd_rm(ctx, rm_name, force_rm);
   }
   if (*c_status) {
-    return cmd_status(ctx, status_json);
+    return cmd_status(ctx, status_json, status_verbose);
   }
   if (*c_log) {
     if (log_limit > 0) {

@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace ws {
 
@@ -20,9 +23,44 @@ std::string mode_string(mode_t mode) {
   std::snprintf(buf, sizeof buf, "%06o", static_cast<unsigned>(mode));
   return buf;
 }
+
+/// Above this many changes a person's report folds (a screen, about): 200,000 new files
+/// from a generator or a vendored tree would bury the few lines that matter.
+constexpr size_t k_fold_above = 100;
+
+/// A new file that simply transfers: the only kind of change a folded line stands for.
+bool plain_add(const PlannedChange& p) {
+  return p.change.kind == fuse::ChangeKind::Added &&
+         p.decision.verdict == filters::Verdict::Transfer;
+}
+
+/// For each change, the directory its line folds into ("" for its own line): the highest
+/// directory holding at least two plain new files, as git folds an untracked directory.
+/// Only plain new files fold; every other change below keeps its own line, so nothing with
+/// a verdict, no edit and no deletion is ever folded away.
+std::vector<std::string_view> fold_dirs(const std::vector<PlannedChange>& plan) {
+  std::unordered_map<std::string_view, size_t> plain_below;
+  for (const auto& p : plan) {
+    std::string_view path = p.change.path;
+    size_t slash = path.find('/');
+    if (plain_add(p) && slash != std::string_view::npos) {
+      ++plain_below[path.substr(0, slash)];
+    }
+  }
+  std::vector<std::string_view> out(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    std::string_view path = plan[i].change.path;
+    size_t slash = path.find('/');
+    if (plain_add(plan[i]) && slash != std::string_view::npos &&
+        plain_below[path.substr(0, slash)] >= 2) {
+      out[i] = path.substr(0, slash);
+    }
+  }
+  return out;
+}
 } // namespace
 
-int cmd_status(const Context& ctx, bool json) {
+int cmd_status(const Context& ctx, bool json, bool verbose) {
   Workspace w = ctx.ws();
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
@@ -60,7 +98,30 @@ int cmd_status(const Context& ctx, bool json) {
     return 0;
   }
   bool color = use_color("auto", STDOUT_FILENO);
-  for (const auto& p : plan) {
+  std::vector<std::string_view> folds;
+  if (!verbose && plan.size() > k_fold_above) {
+    folds = fold_dirs(plan);
+  }
+  size_t folded_files = 0, folded_dirs = 0;
+  std::unordered_map<std::string_view, size_t> fold_size; // new files per folded directory
+  for (std::string_view d : folds) {
+    if (!d.empty()) {
+      ++fold_size[d];
+    }
+  }
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedChange& p = plan[i];
+    if (!folds.empty() && !folds[i].empty()) {
+      // One line where the directory's first new file was; its other changes keep theirs.
+      auto it = fold_size.find(folds[i]);
+      if (it != fold_size.end()) {
+        std::printf("A %s/  (%zu new files)\n", quote_path(folds[i]).c_str(), it->second);
+        folded_files += it->second;
+        ++folded_dirs;
+        fold_size.erase(it); // printed
+      }
+      continue;
+    }
     std::string line = std::string(1, status_letter(p.change)) + " " + display_path(p.change);
     if (p.decision.verdict != filters::Verdict::Transfer) {
       const char* colour =
@@ -70,6 +131,12 @@ int cmd_status(const Context& ctx, bool json) {
               (color ? "\033[m" : "");
     }
     std::printf("%s\n", line.c_str());
+  }
+  if (folded_dirs > 0) {
+    std::printf("(%zu new files, all transferring, folded into %zu director%s line%s above: "
+                "'ws status --verbose' lists each)\n",
+                folded_files, folded_dirs, folded_dirs == 1 ? "y" : "ies",
+                folded_dirs == 1 ? "" : "s");
   }
   return 0;
 }

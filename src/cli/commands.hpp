@@ -27,7 +27,7 @@ int cmd_mount(const Context& ctx, bool debug);
 int cmd_umount(const Context& ctx, bool force);
 int cmd_list(const Context& ctx);
 int cmd_rm(const Context& ctx, const std::string& name, bool force);
-int cmd_status(const Context& ctx, bool json);
+int cmd_status(const Context& ctx, bool json, bool verbose);
 
 struct LogOptions {
   bool json = false;

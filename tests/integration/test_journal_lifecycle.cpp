@@ -109,7 +109,7 @@ TEST_CASE("lifecycle: kill -9 of the daemon mid-write - the next command cleans 
   CHECK(w.ws("log --path heavy/first.txt").out.find("create") != std::string::npos);
   // Status matches the view exactly: every file the agent made is there and listed.
   Run files = w.in_view("ls heavy | wc -l");
-  Run listed = w.ws("status");
+  Run listed = w.ws("status --verbose"); // one line each, none folded
   size_t n = std::stoul(files.out);
   CHECK(n > 10);
   size_t count = 0;
