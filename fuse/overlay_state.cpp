@@ -37,11 +37,35 @@ struct OverlayFs::Invalidations {
 
 namespace {
 
+/// The roots of an edit's scope, indexed so that `in_scope` costs O(depth log n) rather than
+/// a comparison with every root (a drop after applying 200,000 files has 200,000 roots).
+struct ScopeIndex {
+  bool everything = false;
+  std::unordered_set<std::string> roots;
+  std::unordered_set<std::string> ancestors; ///< every proper ancestor of a root
+  explicit ScopeIndex(const std::vector<std::string>& scope) {
+    for (const std::string& root : scope) {
+      if (root.empty()) {
+        everything = true;
+      }
+      roots.insert(root);
+      for (size_t slash = root.find('/'); slash != std::string::npos;
+           slash = root.find('/', slash + 1)) {
+        ancestors.insert(root.substr(0, slash));
+      }
+    }
+  }
+};
+
 /// True when `path` is within a root of `scope`, or is an ancestor of one: only there can
 /// an edit of those roots change what the view shows.
-bool in_scope(const std::string& path, const std::vector<std::string>& scope) {
-  for (const std::string& root : scope) {
-    if (path_within(path, root) || path_within(root, path)) {
+bool in_scope(const std::string& path, const ScopeIndex& scope) {
+  if (scope.everything || scope.ancestors.count(path) || scope.roots.count(path)) {
+    return true;
+  }
+  for (size_t slash = path.find('/'); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    if (scope.roots.count(path.substr(0, slash))) {
       return true;
     }
   }
@@ -178,6 +202,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
 
 void OverlayFs::collect_visits_locked(const std::vector<std::string>& scope,
                                       std::vector<StateVisit>& visits) {
+  const ScopeIndex index(scope);
   {
     std::lock_guard table(m_table);
     visits.push_back(StateVisit{m_root.get(), {}, {}, true});
@@ -187,7 +212,7 @@ void OverlayFs::collect_visits_locked(const std::vector<std::string>& scope,
       std::string dir_path = visits[i].path;
       for (auto& [name, child] : dir->children) {
         std::string path = join_path(dir_path, name);
-        if (in_scope(path, scope)) {
+        if (in_scope(path, index)) {
           ++child->nlookup;
           visits.push_back(StateVisit{child, std::move(path), {}, false});
         }

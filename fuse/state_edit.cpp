@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <unordered_set>
 
 namespace ws::fuse {
 
@@ -44,12 +45,17 @@ std::vector<std::string> minimal_roots(std::vector<std::string> paths) {
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   std::vector<std::string> out;
+  std::unordered_set<std::string> kept;
   for (std::string& p : paths) {
     // Sorted, an ancestor comes before its descendants, though not always right before
-    // them ("a" < "a-b" < "a/c"): compare with every kept root.
-    bool covered = std::any_of(out.begin(), out.end(),
-                               [&](const std::string& root) { return path_within(p, root); });
+    // them ("a" < "a-b" < "a/c"): look each of p's ancestors up among the kept roots.
+    bool covered = kept.count("") > 0;
+    for (size_t slash = p.find('/'); !covered && slash != std::string::npos;
+         slash = p.find('/', slash + 1)) {
+      covered = kept.count(p.substr(0, slash)) > 0;
+    }
     if (!covered) {
+      kept.insert(p);
       out.push_back(std::move(p));
     }
   }

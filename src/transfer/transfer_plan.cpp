@@ -88,6 +88,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   std::vector<std::string> own = own_paths(w);
 
   std::vector<PlannedChange> plan;
+  plan.reserve(changes.size());
   for (auto& c : changes) {
     if (!request.paths.empty() && !within_any(c.path, request.paths) &&
         !(c.kind == fuse::ChangeKind::Renamed && within_any(c.from, request.paths))) {
