@@ -1,6 +1,7 @@
 // What surrounds a changed path, in the view after apply and in the real tree.
 #include "src/transfer/view_probe.hpp"
 
+#include "filters/pattern.hpp"
 #include "fuse/changes.hpp"
 #include "fuse/system_error.hpp"
 
@@ -16,18 +17,6 @@ using filters::SymlinkReach;
 using fuse::UniqueFd;
 
 namespace {
-
-/// As the policy's check: ".git" in any case, and with the trailing dots or spaces some
-/// filesystems drop, or NTFS's 8.3 name.
-bool dotgit_name(std::string name) {
-  while (!name.empty() && (name.back() == '.' || name.back() == ' ')) {
-    name.pop_back();
-  }
-  for (auto& c : name) {
-    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  }
-  return name == ".git" || name == "git~1";
-}
 
 void push_components(std::deque<std::string>& todo, const std::string& s, bool front) {
   std::vector<std::string> parts;
@@ -161,7 +150,7 @@ SymlinkReach ViewProbe::resolve(const std::string& link, const std::string& targ
       cur.pop_back();
       continue;
     }
-    if (dotgit_name(c)) {
+    if (filters::is_dotgit(c)) {
       return SymlinkReach::IntoGit;
     }
     cur.push_back(c);
