@@ -10,6 +10,7 @@ namespace ws::fuse {
 ///   bases/        content of lower files as the agent first found them, by XXH3-128
 ///   meta.db       overlay metadata: whiteouts, opaque dirs, bases, origins (SQLite)
 ///   journal.db    every mutating operation (SQLite)
+///   store/        checkpoints' content and trees, by SHA-256 (fuse/store/content_store.hpp)
 ///   daemon.lock   held (flock) by the one daemon serving this workspace
 ///   daemon.log    that daemon's log
 struct WorkspaceLayout {
@@ -20,6 +21,7 @@ struct WorkspaceLayout {
   std::filesystem::path bases() const { return dir / "bases"; }
   std::filesystem::path meta_db() const { return dir / "meta.db"; }
   std::filesystem::path journal_db() const { return dir / "journal.db"; }
+  std::filesystem::path store() const { return dir / "store"; }
   std::filesystem::path lock_file() const { return dir / "daemon.lock"; }
   std::filesystem::path log_file() const { return dir / "daemon.log"; }
 

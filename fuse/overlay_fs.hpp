@@ -9,6 +9,7 @@
 #include "fuse/layout.hpp"
 #include "fuse/lower_watcher.hpp"
 #include "fuse/meta_store.hpp"
+#include "fuse/store/change_tracker.hpp"
 #include "fuse/unique_fd.hpp"
 #include "fuse/write_gate.hpp"
 
@@ -256,8 +257,10 @@ public:
   struct statvfs statfs();
 
   // the workspace's state under a live view: reset, checkpoints (overlay_state.cpp)
-  /// Copies upper/ and meta.db into the new directory `dest` (a checkpoint), consistent: no
-  /// operation runs meanwhile, and pending writes are journaled first.
+  /// Freezes the state into the store and names it in the new directory `dest` (a
+  /// checkpoint draft): reads what changed since the last checkpoint while the agent works
+  /// on, then again, with writers paused for the moment, what it wrote meanwhile
+  /// (docs/locking.md, "Checkpoints"). Pending writes are journaled first.
   void snapshot_state(const std::filesystem::path& dest);
   /// Makes `paths` show the real tree again (StateEditor::drop) and the kernel forget what
   /// it cached there; the agent's open files keep working. With `save_to`, snapshots the
@@ -404,7 +407,9 @@ private:
   /// Gives a directory that stays a directory the fds of what `found` says it is now.
   bool refresh_dir_locked(Node* dir, Found& found);
 
-  /// Queues a journal entry; `time_ns` 0 means now, an empty `comm` means the caller's now.
+  /// Queues a journal entry, and marks what it changed for the next checkpoint (so every
+  /// caller records after its change landed); `time_ns` 0 means now, an empty `comm` means
+  /// the caller's now.
   void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
               std::string detail = {}, int64_t time_ns = 0, ProcessInfo proc = {});
 
@@ -436,6 +441,14 @@ private:
   bool m_stateless = false;
   CreatedFds m_created; ///< after every other lock (a leaf)
   WriteGate m_writes;
+  /// What changed since the last checkpoint (its mutex is a leaf), and the tree that is
+  /// relative to (the control thread's).
+  store::ChangeTracker m_changes;
+  std::optional<store::ObjectId> m_tracked_base;
+  /// The snapshot half of a state edit with a checkpoint (overlay_state.cpp).
+  struct Freeze;
+  std::unique_ptr<Freeze> begin_freeze();
+  void finish_freeze(Freeze& freeze, const std::filesystem::path& dest);
 
   /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
   struct PendingWrite {
@@ -444,6 +457,7 @@ private:
     std::string path;
     RangeSet ranges;
     int64_t since_ns = 0;
+    uint64_t marked = 0; ///< the change tracker's generation the path was marked in
   };
   std::mutex m_pending_mutex; ///< after m_table when both are held
   std::unordered_map<const Node*, PendingWrite> m_pending;

@@ -50,7 +50,8 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
       m_upper_root(open_dir_checked(layout.upper(), O_PATH, "open upper layer")),
       m_work(open_dir_checked(layout.work(), O_RDONLY, "open work directory")),
       m_bases(open_dir_checked(layout.bases(), O_RDONLY, "open base store")),
-      m_meta(layout.meta_db(), Db::Mode::ReadWrite), m_journal(layout.journal_db()) {
+      m_meta(layout.meta_db(), Db::Mode::ReadWrite), m_journal(layout.journal_db()),
+      m_changes(layout.store() / "tracker") {
   struct stat lst {
   }, ust{};
   if (::fstat(m_lower_root.get(), &lst) != 0 || ::fstat(m_upper_root.get(), &ust) != 0) {
@@ -73,6 +74,9 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   m_root->generation = 0;
   m_root->upper_fd = ::fcntl(m_upper_root.get(), F_DUPFD_CLOEXEC, 0);
   m_root->lower_fd = ::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0);
+  std::error_code store_ec;
+  std::filesystem::create_directories(layout.store(), store_ec);
+  m_tracked_base = m_changes.start_serving(); // what changed before us, for the next checkpoint
   // Scratch files of an interrupted copy-up are garbage: nothing points at them.
   for (auto& e : std::filesystem::directory_iterator(layout.work())) {
     std::error_code ec;
@@ -108,6 +112,7 @@ OverlayFs::~OverlayFs() {
   if (m_counter.joinable()) {
     m_counter.join();
   }
+  m_changes.stop_serving(m_tracked_base);
 }
 
 Node* OverlayFs::node(uint64_t nodeid) {
@@ -426,6 +431,20 @@ void OverlayFs::record(const Caller& c, const char* op, std::string path, std::s
   e.comm = std::move(proc.comm);
   e.pidns = proc.pidns;
   e.detail = std::move(detail);
+  // Marked after the change landed (record() comes last): a checkpoint that takes the
+  // marks before reading can then miss nothing (docs/checkpoints.md).
+  std::string_view kind = e.op;
+  bool moves = kind == "rename" || kind == "exchange" || kind == "reset";
+  if (moves) {
+    m_changes.mark_tree(e.path);
+  } else {
+    m_changes.mark(e.path);
+  }
+  if (moves || kind == "link") {
+    if (!e.path2.empty()) {
+      m_changes.mark_tree(e.path2);
+    }
+  }
   m_journal.record(std::move(e));
 }
 

@@ -11,12 +11,15 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/snapshot_builder.hpp"
 #include "fuse/system_error.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <exception>
+#include <fstream>
 #include <set>
 #include <unordered_set>
 
@@ -99,13 +102,101 @@ std::vector<std::string> names_in(int dir) {
 
 StateDirs OverlayFs::state_dirs() {
   return {m_lower_root.get(), m_upper_root.get(), m_work.get(), m_bases.get(), &m_meta,
-          m_layout.meta_db()};
+          m_layout.meta_db(), m_layout.store()};
+}
+
+namespace {
+/// Read again while the agent works as long as it wrote more than this meanwhile: what is
+/// left is read with writers paused, so the pause stays short.
+constexpr size_t k_paused_read_max = 64;
+constexpr int k_rounds = 3;
+constexpr auto k_pause_wait = std::chrono::seconds(30);
+} // namespace
+
+/// A checkpoint being made: the store locked, the marks taken so far (given back if it
+/// fails), the builder with what it read.
+struct OverlayFs::Freeze {
+  store::ContentStore store;
+  store::ContentStore::Lock lock;
+  std::optional<store::ObjectId> base;
+  store::SnapshotBuilder builder;
+  store::Marks taken;
+  std::chrono::steady_clock::duration paused{};
+  Freeze(const std::filesystem::path& dir, std::optional<store::ObjectId> b,
+         store::SnapshotSource src)
+      : store(dir), lock(store.lock()), base(b), builder(store, base, src) {}
+};
+
+std::unique_ptr<OverlayFs::Freeze> OverlayFs::begin_freeze() {
+  // Whatever the tracker file says is the truth (a prune may have dropped the base): marks
+  // kept since another base mean nothing, so everything is read again then.
+  store::TrackerState on_disk = store::load_tracker(m_layout.store() / "tracker");
+  std::optional<store::ObjectId> base = on_disk.base;
+  auto freeze = std::make_unique<Freeze>(
+      m_layout.store(), base, store::SnapshotSource{m_upper_root.get(), &m_meta, m_bases.get()});
+  if (base != m_tracked_base || (base && !freeze->store.contains(*base))) {
+    m_changes.mark_all();
+    if (base && !freeze->store.contains(*base)) {
+      freeze->base.reset();
+      freeze->builder.drop_base();
+    }
+  }
+  try {
+    // While the agent works: what changed since the last checkpoint, then what it changed
+    // while we read, until little is left.
+    for (int round = 0; round < k_rounds; ++round) {
+      store::Marks marks = m_changes.take();
+      freeze->taken.merge(marks);
+      freeze->builder.read(marks);
+      if (m_changes.pending() <= k_paused_read_max) {
+        break;
+      }
+    }
+  } catch (...) {
+    m_changes.give_back(freeze->taken);
+    throw;
+  }
+  return freeze;
+}
+
+void OverlayFs::finish_freeze(Freeze& freeze, const std::filesystem::path& dest) {
+  try {
+    store::ObjectId root = freeze.builder.assemble();
+    uint64_t added = store::commit_snapshot(freeze.store, m_layout.store() / "tracker", freeze.base,
+                                            true, root, dest);
+    m_tracked_base = root;
+    const auto& st = freeze.builder.stats();
+    auto paused_us = std::chrono::duration_cast<std::chrono::microseconds>(freeze.paused).count();
+    std::ofstream(dest / "snapshot", std::ios::app)
+        << "paused_us " << paused_us << "\nfiles_read " << st.files_read << "\n";
+    logger().info("checkpoint {}: {} files read ({} bytes), {} reused, {} bytes added, writers "
+                  "paused {} us",
+                  root.hex().substr(0, 12), st.files_read, st.bytes_read, st.reused, added,
+                  paused_us);
+  } catch (...) {
+    m_changes.give_back(freeze.taken);
+    throw;
+  }
 }
 
 void OverlayFs::snapshot_state(const std::filesystem::path& dest) {
-  std::unique_lock tree(m_tree);
-  flush_pending_writes(0);
-  copy_state(state_dirs(), dest);
+  std::unique_ptr<Freeze> freeze = begin_freeze();
+  try {
+    auto pause = m_writes.pause(k_pause_wait);
+    auto start = std::chrono::steady_clock::now();
+    flush_pending_writes(0);
+    store::Marks rest = m_changes.take();
+    freeze->taken.merge(rest);
+    rest.merge(freeze->builder.take_retry());
+    freeze->builder.set_may_chmod(true);
+    freeze->builder.read(rest);
+    freeze->builder.set_may_chmod(false);
+    freeze->paused = std::chrono::steady_clock::now() - start;
+  } catch (...) {
+    m_changes.give_back(freeze->taken);
+    throw;
+  }
+  finish_freeze(*freeze, dest);
 }
 
 void OverlayFs::drop_paths(const Caller& c, const std::vector<std::string>& paths,
@@ -143,6 +234,19 @@ void OverlayFs::restore_state(const Caller& c, const std::filesystem::path& chec
 void OverlayFs::edit_state(const std::vector<std::string>& scope,
                            const std::filesystem::path& save_to,
                            const std::function<void(StateEditor&)>& edit) {
+  // The checkpoint of the state before, when asked: read while the agent works, the rest
+  // below with writers paused and the tree locked, right before the edit.
+  std::unique_ptr<Freeze> freeze;
+  std::unique_ptr<WriteGate::Pause> pause;
+  if (!save_to.empty()) {
+    freeze = begin_freeze();
+    try {
+      pause = m_writes.pause(k_pause_wait);
+    } catch (...) {
+      m_changes.give_back(freeze->taken);
+      throw;
+    }
+  }
   std::vector<StateVisit> visits;
   // Drops the references taken on the visited nodes once the kernel has been told (their
   // nodeids must stay valid until then).
@@ -160,10 +264,22 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
   std::exception_ptr failure;
   {
     std::unique_lock tree(m_tree);
+    auto start = std::chrono::steady_clock::now();
     flush_pending_writes(0); // journaled under the names they were written to
     collect_visits_locked(scope, visits);
-    if (!save_to.empty()) {
-      copy_state(state_dirs(), save_to);
+    if (freeze) {
+      try {
+        store::Marks rest = m_changes.take();
+        freeze->taken.merge(rest);
+        rest.merge(freeze->builder.take_retry());
+        freeze->builder.set_may_chmod(true);
+        freeze->builder.read(rest);
+        freeze->builder.set_may_chmod(false);
+      } catch (...) {
+        m_changes.give_back(freeze->taken);
+        throw; // nothing edited: the visits' references go with `unref`
+      }
+      freeze->paused = std::chrono::steady_clock::now() - start;
     }
     try {
       StateEditor editor(state_dirs(), trash);
@@ -172,14 +288,17 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       // Stopped half-way: the nodes must still match what is on disk now.
       failure = std::current_exception();
     }
+    for (const std::string& root : scope) {
+      m_changes.mark_tree(root); // whatever the edit did there, the next checkpoint reads
+    }
     revalidate_locked(visits, inval);
     measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
   }
   if (m_deferred && m_writes.paused()) {
-    // Writers are paused (`ws apply` drops what it landed): a held RENAME keeps its
-    // directories locked and a held WRITE its pages until the pause ends, and the pause ends
-    // only after this edit returns. Invalidating here would wait for them forever; the
-    // queue's thread does it once they are let go.
+    // Writers are paused (`ws apply` drops what it landed, or our own checkpoint): a held
+    // RENAME keeps its directories locked and a held WRITE its pages until the pause ends,
+    // and the pause ends only after this edit returns. Invalidating here would wait for
+    // them forever; the queue's thread does it once they are let go.
     for (uint64_t ino : inval.inodes) {
       m_deferred->inode(ino);
     }
@@ -194,7 +313,11 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       m_invalidator.entry(parent, name);
     }
   }
+  pause.reset(); // the held requests run now, on this thread
   trash.empty();
+  if (freeze) {
+    finish_freeze(*freeze, save_to); // kept even when the edit failed: it is the undo
+  }
   if (failure) {
     std::rethrow_exception(failure);
   }

@@ -82,13 +82,26 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     return !p.ranges.empty() && p.writer.pid == c.pid && p.ranges.size() < 64 &&
            now - p.since_ns <= k_pending_age_ns;
   };
+  bool mark = false;
   {
     std::lock_guard lock(m_pending_mutex);
     auto it = m_pending.find(n);
     if (it != m_pending.end() && continues(it->second)) {
       it->second.ranges.add(offset, size); // the common case: no path, no /proc, no allocation
-      return;
+      uint64_t gen = m_changes.generation();
+      mark = it->second.marked != gen;
+      it->second.marked = gen;
+      if (!mark) {
+        return;
+      }
     }
+  }
+  if (mark) {
+    // Once per checkpoint: the write landed, so the next checkpoint reads the file, at the
+    // path it has now (a directory above it may have moved since the burst began).
+    std::shared_lock tree(m_tree);
+    m_changes.mark(path_locked(n));
+    return;
   }
   // A new burst: name the file and the process once (m_tree before m_pending_mutex).
   ProcessInfo proc = m_process_names.info(c.pid);
@@ -97,6 +110,8 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     std::shared_lock tree(m_tree);
     path = path_locked(n);
   }
+  uint64_t gen = m_changes.generation(); // before marking: a take() in between marks again
+  m_changes.mark(path);
   std::lock_guard lock(m_pending_mutex);
   PendingWrite& p = m_pending[n];
   if (!continues(p)) {
@@ -107,6 +122,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     p.since_ns = now;
   }
   p.ranges.add(offset, size);
+  p.marked = gen;
 }
 
 void OverlayFs::flush_pending_of(const Node* n) {

@@ -5,6 +5,8 @@
 #include "fuse/hash.hpp"
 #include "fuse/log.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/snapshot_builder.hpp"
+#include "fuse/store/tree_writer.hpp"
 #include "fuse/system_error.hpp"
 
 #include <climits>
@@ -77,7 +79,8 @@ OfflineState::OfflineState(const std::filesystem::path& lower_dir, const Workspa
   if (!m_upper || !m_work || !m_bases) {
     throw_errno("open workspace state", layout.dir.string());
   }
-  m_dirs = {m_lower.get(), m_upper.get(), m_work.get(), m_bases.get(), &m_meta, layout.meta_db()};
+  m_dirs = {m_lower.get(), m_upper.get(),    m_work.get(),  m_bases.get(),
+            &m_meta,       layout.meta_db(), layout.store()};
 }
 
 Trash::Trash(int work_dir) : m_work(work_dir) {}
@@ -366,6 +369,17 @@ void StateEditor::drop_all() {
 
 void StateEditor::restore(const std::filesystem::path& checkpoint_dir) {
   // Open the checkpoint before touching anything: a broken one changes nothing.
+  if (std::optional<store::ObjectId> root = store::snapshot_root(checkpoint_dir)) {
+    store::ContentStore cs(m_dirs.store);
+    if (!cs.contains(*root)) {
+      throw SystemError(ENOENT, "restore: the checkpoint's content is missing from " +
+                                    m_dirs.store.string());
+    }
+    empty_upper();
+    auto records = store::write_tree(cs, m_dirs.bases, *root, m_dirs.upper);
+    m_dirs.meta->replace_subtree("", records);
+    return;
+  }
   WorkspaceLayout cp{checkpoint_dir};
   UniqueFd cp_upper(::open(cp.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!cp_upper) {
@@ -377,24 +391,29 @@ void StateEditor::restore(const std::filesystem::path& checkpoint_dir) {
   m_dirs.meta->replace_subtree("", records);
 }
 
-void copy_state(const StateDirs& dirs, const std::filesystem::path& dest) {
-  if (::mkdir(dest.c_str(), 0700) != 0 && errno != EEXIST) {
-    throw_errno("checkpoint: mkdir", dest.string());
+uint64_t freeze_state(const StateDirs& dirs, const std::filesystem::path& dest) {
+  store::ContentStore cs(dirs.store);
+  store::ContentStore::Lock lock = cs.lock();
+  std::filesystem::path tracker = dirs.store / "tracker";
+  store::TrackerState state = store::load_tracker(tracker);
+  if (state.serving || (state.base && !cs.contains(*state.base))) {
+    state.marks.all = true; // a daemon died with its marks, or the base is gone
   }
-  std::filesystem::path upper = dest / "upper";
-  if (::mkdir(upper.c_str(), 0700) != 0) {
-    throw_errno("checkpoint: mkdir", upper.string());
+  store::SnapshotBuilder builder(cs, state.base, {dirs.upper, dirs.meta, dirs.bases});
+  builder.set_may_chmod(true); // nothing else writes: we hold daemon.lock
+  builder.read(state.marks);
+  store::ObjectId root = builder.assemble();
+  return store::commit_snapshot(cs, tracker, state.base, false, root, dest);
+}
+
+void note_offline_edit(const StateDirs& dirs, const std::vector<std::string>& paths) {
+  store::Marks marks;
+  for (const std::string& p : paths) {
+    marks.add(p, true);
   }
-  UniqueFd to(::open(upper.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!to) {
-    throw_errno("checkpoint: open", upper.string());
-  }
-  copy_tree(dirs.upper, to.get(), "", plain_copy(to.get()));
-  // A read-only connection of our own sees every committed record (MetaStore writes
-  // through); VACUUM INTO writes a compact, consistent copy in rollback-journal mode.
-  Db db(dirs.meta_db, Db::Mode::ReadOnly);
-  Stmt vacuum(db, "VACUUM INTO ?1");
-  vacuum.bind_text(1, (dest / "meta.db").string()).run();
+  std::error_code ec;
+  std::filesystem::create_directories(dirs.store, ec);
+  store::add_offline_marks(dirs.store / "tracker", marks);
 }
 
 } // namespace ws::fuse

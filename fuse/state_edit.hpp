@@ -28,6 +28,7 @@ struct StateDirs {
   int bases = -1; ///< bases/: base contents by XXH3-128
   MetaStore* meta = nullptr;
   std::filesystem::path meta_db; ///< the file behind `meta`, for copying it consistently
+  std::filesystem::path store;   ///< store/: checkpoints' content (fuse/store/)
 };
 
 /// A workspace's state opened by a process that is not its daemon (the CLI holds the
@@ -79,7 +80,8 @@ public:
   void drop(const std::vector<std::string>& paths);
   /// Empties upper/ (the directory stays) and erases every record; bases/ stays.
   void drop_all();
-  /// Replaces upper/ and every record with the checkpoint's in `checkpoint_dir`.
+  /// Replaces upper/ and every record with the checkpoint's in `checkpoint_dir` (its trees
+  /// in the store, or a full copy of the format before them).
   void restore(const std::filesystem::path& checkpoint_dir);
   /// For each of `paths`, what the real tree holds there now becomes the base the agent's
   /// version is compared with (after `ws review` landed part of a file: the landed hunks are
@@ -100,9 +102,15 @@ private:
   Trash& m_trash;
 };
 
-/// Copies the state (upper/ and meta.db) into the new directory `dest`, which then works
-/// as a WorkspaceLayout for compute_changes(). The caller keeps writers out meanwhile.
-void copy_state(const StateDirs& dirs, const std::filesystem::path& dest);
+/// Freezes the state into the store and names it in the new directory `dest` (a checkpoint
+/// draft: dest/snapshot), reading only what changed since the last checkpoint
+/// (store/tracker). For a process that is not the daemon: it holds daemon.lock, so nothing
+/// writes meanwhile. Returns the bytes it added to the store.
+uint64_t freeze_state(const StateDirs& dirs, const std::filesystem::path& dest);
+
+/// Records, for the next checkpoint, that an edit without a daemon changed `paths` (and
+/// what is below them; {""}: everything).
+void note_offline_edit(const StateDirs& dirs, const std::vector<std::string>& paths);
 
 /// `paths` sorted, without duplicates and without paths below another one of them; a
 /// result of {""} means everything.

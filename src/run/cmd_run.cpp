@@ -91,9 +91,8 @@ std::string join_command(const std::vector<std::string>& cmd) {
 
 /// The one-screen summary after a session: what changed, what would not transfer, and how
 /// to go on.
-void print_summary(const Workspace& w, const std::string& session, int status,
-                   const Checkpoint* cp) {
-  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
+void print_summary(const Workspace& w, const std::string& session, int status, const Checkpoint* cp,
+                   const std::vector<PlannedChange>& plan) {
   size_t transfers = 0, held = 0;
   for (const auto& p : plan) {
     (p.transfers() ? transfers : held) += 1;
@@ -235,13 +234,15 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
 
   // The view must still be served: if the daemon died, the agent's last writes failed.
   bool daemon_died = probe_view(w).state != ViewState::Mounted;
+  // One look at the changes serves the summary and the checkpoint's count.
+  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   std::optional<Checkpoint> cp;
   try {
-    cp = create_checkpoint(w, "end of ws run: " + command);
+    cp = create_checkpoint(w, "end of ws run: " + command, plan.size());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  print_summary(w, session, status, cp ? &*cp : nullptr);
+  print_summary(w, session, status, cp ? &*cp : nullptr, plan);
   for (const auto& p : planted) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "

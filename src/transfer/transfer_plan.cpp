@@ -20,12 +20,12 @@ namespace ws {
 using fuse::UniqueFd;
 
 StateSource live_state(const Workspace& w) {
-  return StateSource{w.layout, w.layout.bases(), std::nullopt};
+  return StateSource{w.layout, w.layout.bases(), std::nullopt, nullptr};
 }
 
 StateSource checkpoint_state(const Workspace& w, unsigned id) {
-  Checkpoint cp = find_checkpoint(w, id);
-  return StateSource{fuse::WorkspaceLayout{cp.dir}, w.layout.bases(), id};
+  CheckpointView view = checkout_checkpoint(w, id);
+  return StateSource{view.layout, w.layout.bases(), id, view.keep};
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "gitbridge/patch.hpp"
 #include "src/workspace/workspace.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct StateSource {
   fuse::WorkspaceLayout state; ///< its upper/ and meta.db
   std::filesystem::path bases; ///< the workspace's bases/ (shared by checkpoints)
   std::optional<unsigned> checkpoint;
+  std::shared_ptr<void> keep; ///< a checkpoint's private copy lives as long as this
 };
 StateSource live_state(const Workspace& w);
 StateSource checkpoint_state(const Workspace& w, unsigned id);

@@ -74,8 +74,9 @@ int cmd_reset(const Context& ctx, const std::vector<std::string>& paths) {
     std::printf("nothing to reset: the view shows the real tree\n");
     return 0;
   }
-  Checkpoint cp = checkpoint_and_drop(
-      w, all ? std::nullopt : std::optional<std::vector<std::string>>(drop), "before reset");
+  Checkpoint cp =
+      checkpoint_and_drop(w, all ? std::nullopt : std::optional<std::vector<std::string>>(drop),
+                          "before reset", changes.size());
   for (const fuse::Change* c : selected) {
     print_change(*c);
   }

@@ -12,6 +12,7 @@
 #include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
 #include "src/daemon/control_socket.hpp"
+#include "src/workspace/checkpoint_files.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -32,8 +33,6 @@ namespace ws {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* k_checkpoints = "checkpoints";
 
 /// What an edit does to the state files when no daemon runs; the daemon does the same.
 using OfflineEdit = std::function<void(const fuse::StateDirs&, fuse::Trash&)>;
@@ -101,153 +100,41 @@ void run_edit(const Workspace& w, const std::vector<std::string>& request,
   }
 }
 
-std::string escape_line(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string unescape_line(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      out += s[++i] == 'n' ? '\n' : s[i];
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::optional<Checkpoint> read_checkpoint(const fs::path& dir, unsigned id) {
-  std::ifstream in(dir / "info");
-  if (!in) {
-    return std::nullopt;
-  }
-  Checkpoint cp;
-  cp.id = id;
-  cp.dir = dir;
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t sp = line.find(' ');
-    std::string key = line.substr(0, sp);
-    std::string value = sp == std::string::npos ? std::string() : line.substr(sp + 1);
-    if (key == "time_ns") {
-      cp.time_ns = std::atoll(value.c_str());
-    } else if (key == "changes") {
-      cp.changes = static_cast<size_t>(std::atoll(value.c_str()));
-    } else if (key == "message") {
-      cp.message = unescape_line(value);
-    }
-  }
-  return cp;
-}
-
-std::optional<unsigned> checkpoint_number(const std::string& name) {
-  if (name.empty() || name.size() > 9 || name[0] == '0' ||
-      !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  return static_cast<unsigned>(std::stoul(name));
-}
-
-/// A checkpoint being made: a private directory under checkpoints/ until publish() gives
-/// it the next number. Removed if never published.
-class Draft {
-public:
-  explicit Draft(const Workspace& w) : m_w(w), m_parent(w.layout.dir / k_checkpoints) {
-    std::error_code ec;
-    fs::create_directories(m_parent, ec);
-    ::chmod(m_parent.c_str(), 0700);
-    static std::atomic<unsigned> counter{0};
-    m_name = ".draft-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  }
-  ~Draft() {
-    if (!m_published) {
-      fuse::UniqueFd parent(::open(m_parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-      try {
-        fuse::remove_tree(parent.get(), m_name);
-      } catch (const std::exception&) {
-        // Leftovers have a dot name: never listed, never in the way.
-      }
-    }
-  }
-  Draft(const Draft&) = delete;
-  Draft& operator=(const Draft&) = delete;
-
-  fs::path path() const { return m_parent / m_name; }
-  /// How the daemon names it: relative to the state directory.
-  std::string request_arg() const { return std::string(k_checkpoints) + "/" + m_name; }
-  /// True once the state has been copied into it (even if an edit after that failed).
-  bool filled() const { return fs::exists(path() / "meta.db"); }
-
-  Checkpoint publish(const std::string& message) {
-    Checkpoint cp;
-    cp.time_ns = fuse::now_ns();
-    cp.message = message;
-    cp.changes = fuse::compute_changes(m_w.repo, fuse::WorkspaceLayout{path()}).size();
-    {
-      std::ofstream info(path() / "info");
-      info << "time_ns " << cp.time_ns << "\nchanges " << cp.changes << "\nmessage "
-           << escape_line(message) << "\n";
-      if (!info.flush()) {
-        throw Error("cannot write " + (path() / "info").string());
-      }
-    }
-    // The next number; RENAME_NOREPLACE makes two concurrent checkpoints take two.
-    for (;;) {
-      unsigned last = 0;
-      for (const Checkpoint& c : list_checkpoints(m_w)) {
-        last = std::max(last, c.id);
-      }
-      cp.id = last + 1;
-      cp.dir = m_parent / std::to_string(cp.id);
-      if (::renameat2(AT_FDCWD, path().c_str(), AT_FDCWD, cp.dir.c_str(), RENAME_NOREPLACE) == 0) {
-        break;
-      }
-      if (errno != EEXIST) {
-        throw Error("cannot store checkpoint " + cp.dir.string() + ": " + std::strerror(errno));
-      }
-    }
-    m_published = true;
-    return cp;
-  }
-
-private:
-  const Workspace& m_w;
-  fs::path m_parent;
-  std::string m_name;
-  bool m_published = false;
-};
-
 /// Runs `request` (which saves the state into `draft` first) and publishes the draft as
 /// `message`. If the edit fails after the state was saved, the checkpoint is kept anyway
 /// and the error says so: it is what the person needs to get their state back.
-Checkpoint run_saving_edit(const Workspace& w, Draft& draft,
+Checkpoint run_saving_edit(const Workspace& w, CheckpointDraft& draft,
                            const std::vector<std::string>& request, const std::string& message,
-                           const OfflineEdit& edit) {
+                           size_t changes, const OfflineEdit& edit) {
   try {
     run_edit(w, request, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
-      fuse::copy_state(dirs, draft.path());
+      fuse::freeze_state(dirs, draft.path());
       edit(dirs, trash);
     });
   } catch (const std::exception& e) {
     if (!draft.filled()) {
       throw;
     }
-    Checkpoint cp = draft.publish(message);
+    Checkpoint cp = draft.publish(message, changes);
     throw Error(e.what(), "the state before it is kept as checkpoint " + std::to_string(cp.id) +
                               ": " + restore_command(w, cp.id) + " brings it back");
   }
-  return draft.publish(message);
+  return draft.publish(message, changes);
+}
+
+/// The number of changes now, unless the caller knows it.
+size_t count_changes(const Workspace& w, std::optional<size_t> known) {
+  return known ? *known : fuse::compute_changes(w.repo, w.layout).size();
+}
+
+/// After a new checkpoint: the retention policy. A broken setting never loses the
+/// checkpoint just made: it is reported and nothing is deleted.
+void retain(const Workspace& w) {
+  try {
+    apply_retention(w, load_retention(w));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws: warning: checkpoints not pruned: %s\n", e.what());
+  }
 }
 
 } // namespace
@@ -265,6 +152,7 @@ void drop_changes(const Workspace& w, const std::vector<std::string>& paths) {
   std::vector<std::string> request{"drop", ""};
   request.insert(request.end(), roots.begin(), roots.end());
   run_edit(w, request, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+    fuse::note_offline_edit(dirs, roots);
     fuse::StateEditor(dirs, trash).drop(roots);
     for (const std::string& p : roots) {
       journal_offline(w, "reset", p, {});
@@ -280,6 +168,7 @@ void rebase_changes(const Workspace& w, const std::vector<std::string>& paths) {
   std::vector<std::string> request{"rebase"};
   request.insert(request.end(), paths.begin(), paths.end());
   run_edit(w, request, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+    fuse::note_offline_edit(dirs, paths);
     fuse::StateEditor(dirs, trash).rebase(paths);
   });
 }
@@ -287,6 +176,7 @@ void rebase_changes(const Workspace& w, const std::vector<std::string>& paths) {
 void drop_all_changes(const Workspace& w) {
   require_workspace(w);
   run_edit(w, {"drop-all", ""}, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+    fuse::note_offline_edit(dirs, {""});
     fuse::StateEditor(dirs, trash).drop_all();
     journal_offline(w, "reset", "", "all");
   });
@@ -294,110 +184,63 @@ void drop_all_changes(const Workspace& w) {
 
 Checkpoint checkpoint_and_drop(const Workspace& w,
                                const std::optional<std::vector<std::string>>& paths,
-                               const std::string& message) {
+                               const std::string& message, std::optional<size_t> changes) {
   require_workspace(w);
   std::vector<std::string> roots =
       paths ? fuse::minimal_roots(*paths) : std::vector<std::string>{""};
   bool all = !roots.empty() && roots.front().empty();
-  Draft draft(w);
+  size_t count = count_changes(w, changes);
+  CheckpointDraft draft(w);
   std::vector<std::string> request{all ? "drop-all" : "drop", draft.request_arg()};
   if (!all) {
     request.insert(request.end(), roots.begin(), roots.end());
   }
-  return run_saving_edit(w, draft, request, message,
-                         [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
-                           fuse::StateEditor editor(dirs, trash);
-                           if (all) {
-                             editor.drop_all();
-                             journal_offline(w, "reset", "", "all");
-                             return;
-                           }
-                           editor.drop(roots);
-                           for (const std::string& p : roots) {
-                             journal_offline(w, "reset", p, {});
-                           }
-                         });
+  Checkpoint cp = run_saving_edit(w, draft, request, message, count,
+                                  [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+                                    fuse::note_offline_edit(dirs, roots);
+                                    fuse::StateEditor editor(dirs, trash);
+                                    if (all) {
+                                      editor.drop_all();
+                                      journal_offline(w, "reset", "", "all");
+                                      return;
+                                    }
+                                    editor.drop(roots);
+                                    for (const std::string& p : roots) {
+                                      journal_offline(w, "reset", p, {});
+                                    }
+                                  });
+  retain(w);
+  return cp;
 }
 
-Checkpoint create_checkpoint(const Workspace& w, const std::string& message) {
+Checkpoint create_checkpoint(const Workspace& w, const std::string& message,
+                             std::optional<size_t> changes) {
   require_workspace(w);
-  Draft draft(w);
+  size_t count = count_changes(w, changes);
+  CheckpointDraft draft(w);
   run_edit(w, {"snapshot", draft.request_arg()}, [&](const fuse::StateDirs& dirs, fuse::Trash&) {
-    fuse::copy_state(dirs, draft.path());
+    fuse::freeze_state(dirs, draft.path());
   });
-  return draft.publish(message);
-}
-
-std::vector<Checkpoint> list_checkpoints(const Workspace& w) {
-  std::vector<Checkpoint> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(w.layout.dir / k_checkpoints, ec)) {
-    if (auto id = checkpoint_number(e.path().filename().string())) {
-      if (auto cp = read_checkpoint(e.path(), *id)) {
-        out.push_back(std::move(*cp));
-      }
-    }
-  }
-  std::sort(out.begin(), out.end(),
-            [](const Checkpoint& a, const Checkpoint& b) { return a.id < b.id; });
-  return out;
-}
-
-std::vector<Checkpoint> prune_checkpoints(const Workspace& w, size_t keep) {
-  require_workspace(w);
-  std::vector<Checkpoint> all = list_checkpoints(w);
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  std::vector<Checkpoint> removed;
-  if (all.size() <= keep) {
-    return removed;
-  }
-  fuse::UniqueFd work(::open(w.layout.work().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  fuse::UniqueFd parent(
-      ::open((w.layout.dir / "checkpoints").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!work || !parent) {
-    throw Error("cannot open " + (w.layout.dir / "checkpoints").string() + ": " +
-                std::strerror(errno));
-  }
-  // Into the trash (one rename each, however big), then emptied: a crash midway leaves a
-  // checkpoint whole or gone, never half of one listed.
-  fuse::Trash trash(work.get());
-  for (size_t i = 0; i + keep < all.size(); ++i) {
-    std::string name = all[i].dir.filename().string();
-    trash.take(parent.get(), name, "checkpoints/" + name);
-    removed.push_back(all[i]);
-  }
-  trash.empty();
-  return removed;
-}
-
-Checkpoint find_checkpoint(const Workspace& w, unsigned id) {
-  std::vector<Checkpoint> all = list_checkpoints(w);
-  for (const Checkpoint& cp : all) {
-    if (cp.id == id) {
-      return cp;
-    }
-  }
-  std::string known;
-  for (const Checkpoint& cp : all) {
-    known += (known.empty() ? "" : ", ") + std::to_string(cp.id);
-  }
-  throw Error("no checkpoint " + std::to_string(id) + " in workspace '" + w.name + "'",
-              known.empty() ? "it has none yet: make one with 'ws checkpoint'"
-                            : "its checkpoints are " + known + " (see 'ws checkpoints')");
+  Checkpoint cp = draft.publish(message, count);
+  retain(w);
+  return cp;
 }
 
 Checkpoint restore_checkpoint(const Workspace& w, unsigned id) {
   require_workspace(w);
   Checkpoint cp = find_checkpoint(w, id);
-  Draft draft(w);
+  size_t count = count_changes(w, std::nullopt);
+  CheckpointDraft draft(w);
   std::string message = "before restore of " + std::to_string(id);
-  return run_saving_edit(
-      w, draft,
-      {"restore", draft.request_arg(), std::string(k_checkpoints) + "/" + std::to_string(id)},
-      message, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+  Checkpoint before = run_saving_edit(
+      w, draft, {"restore", draft.request_arg(), "checkpoints/" + std::to_string(id)}, message,
+      count, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
+        fuse::note_offline_edit(dirs, {""});
         fuse::StateEditor(dirs, trash).restore(cp.dir);
         journal_offline(w, "restore", "", "checkpoint " + std::to_string(id));
       });
+  retain(w);
+  return before;
 }
 
 } // namespace ws

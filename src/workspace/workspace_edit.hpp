@@ -3,6 +3,7 @@
 #include "src/workspace/workspace.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,25 +26,59 @@ void rebase_changes(const Workspace& w, const std::vector<std::string>& paths);
 /// Drops every change of the workspace: the view shows exactly the real tree again.
 void drop_all_changes(const Workspace& w);
 
-/// A frozen copy of a workspace's state: state_dir/checkpoints/<id>/{upper/, meta.db, info}.
-/// Bases stay shared in the workspace's bases/ (content-addressed, never rewritten).
+/// A frozen state of a workspace: state_dir/checkpoints/<id>/{info, snapshot}, its content
+/// and trees in the workspace's content store (docs/checkpoints.md); a checkpoint made
+/// before the store existed is a full copy, {info, upper/, meta.db}, and still reads.
 struct Checkpoint {
   unsigned id = 0; ///< 1, 2, 3... in creation order
   int64_t time_ns = 0;
   std::string message;       ///< -m, or "before reset", "end of ws run"...
-  std::filesystem::path dir; ///< holds upper/ and meta.db, like a WorkspaceLayout
-  size_t changes = 0;        ///< changed paths it holds
+  std::filesystem::path dir; ///< checkpoints/<id>
+  size_t changes = 0;        ///< changed paths (against the real tree) when it was made
+  uint64_t bytes = 0;        ///< what it added to the store when made (a full copy: its size)
+  bool full_copy = false;    ///< the format before the content store
 };
 
 /// Freezes the workspace's current state (consistent even while the agent writes: done by
-/// the daemon when mounted). Returns the new checkpoint.
-Checkpoint create_checkpoint(const Workspace& w, const std::string& message);
+/// the daemon when mounted). `changes`, when known, is the number of changes just before
+/// (else it is computed). Applies the retention policy after. Returns the new checkpoint.
+Checkpoint create_checkpoint(const Workspace& w, const std::string& message,
+                             std::optional<size_t> changes = std::nullopt);
+/// Every checkpoint, oldest first; the `bytes` of full copies are 0 until measured.
 std::vector<Checkpoint> list_checkpoints(const Workspace& w);
-/// Deletes all but the newest `keep` checkpoints; returns the deleted ones. Every `ws run`
-/// and every reset adds one, each a full copy of the agent's files: this bounds the space.
+/// Sets the `bytes` of full copies (a walk of each).
+void measure_full_copies(std::vector<Checkpoint>& checkpoints);
+/// Deletes all but the newest `keep` checkpoints and frees the content only they held;
+/// returns the deleted ones.
 std::vector<Checkpoint> prune_checkpoints(const Workspace& w, size_t keep);
+
+/// How many checkpoints to keep, and for how long (`ws.checkpointKeep`, default 50;
+/// `ws.checkpointMaxDays`, default 30, 0: no limit), from the real repository's config and
+/// the user's; the newest checkpoint is always kept.
+struct Retention {
+  size_t keep = 50;
+  int64_t max_days = 30;
+};
+Retention load_retention(const Workspace& w);
+/// Deletes what `policy` says goes; returns the deleted checkpoints.
+std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy);
+
+/// The store's total: every checkpoint's content and trees, and what the next checkpoint
+/// builds on, each byte counted once (full copies: their size).
+uint64_t checkpoints_total_bytes(const Workspace& w);
+
 /// Throws Error naming the known checkpoints if `id` does not exist.
 Checkpoint find_checkpoint(const Workspace& w, unsigned id);
+
+/// A checkpoint's state laid out as a workspace (upper/ and meta.db), for reading with
+/// compute_changes() and ContentReader: the checkpoint itself if a full copy, else a private
+/// copy written from the store, deleted when the last copy of `keep` goes.
+struct CheckpointView {
+  fuse::WorkspaceLayout layout;
+  std::shared_ptr<void> keep;
+};
+CheckpointView checkout_checkpoint(const Workspace& w, unsigned id);
+
 /// Replaces the workspace's state with checkpoint `id` (the current state is checkpointed
 /// first, so a restore is undoable too). Through the daemon when mounted. Returns that
 /// checkpoint of the state before.
@@ -52,8 +87,10 @@ Checkpoint restore_checkpoint(const Workspace& w, unsigned id);
 /// Checkpoints the current state (`message`), then drops `paths` (as drop_changes; all of
 /// them when `paths` is nullopt) in one step: nothing the agent writes in between can be
 /// lost by the drop without being in the checkpoint. Returns the checkpoint (the undo).
+/// `changes`: as for create_checkpoint.
 Checkpoint checkpoint_and_drop(const Workspace& w,
                                const std::optional<std::vector<std::string>>& paths,
-                               const std::string& message);
+                               const std::string& message,
+                               std::optional<size_t> changes = std::nullopt);
 
 } // namespace ws

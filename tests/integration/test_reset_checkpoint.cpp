@@ -224,9 +224,12 @@ TEST_CASE("reset: undone by ws restore") {
         "agent\nn\nhelpers.c\nmain.c\nutil.h\n");
   Run list = w.ws("checkpoints");
   CHECK(contains(list.out, "   1  "));
-  CHECK(contains(list.out, "4 changes    before reset\n"));
+  CHECK(contains(list.out, "4 changes    "));
+  CHECK(contains(list.out, " KiB  before reset\n"));
   CHECK(contains(list.out, "   2  "));
-  CHECK(contains(list.out, "0 changes    before restore of 1\n"));
+  CHECK(contains(list.out, "0 changes    "));
+  CHECK(contains(list.out, "  before restore of 1\n"));
+  CHECK(contains(list.out, "2 checkpoints, "));
   CHECK(repo.snapshot() == before);
 }
 
@@ -240,11 +243,12 @@ TEST_CASE("checkpoint: more edits then ws restore give the checkpoint's content 
   Run cp = w.ws("checkpoint -m 'first try'");
   CHECK(cp.status == 0);
   CHECK(cp.out == "checkpoint 1: 3 changes\n");
-  // A checkpoint is a workspace layout of its own (ws diff --checkpoint reads it so).
+  // A checkpoint names its trees in the workspace's content store.
   fs::path dir = w.state_dir() / "checkpoints" / "1";
-  CHECK(fs::is_directory(dir / "upper"));
-  CHECK(fs::exists(dir / "meta.db"));
+  CHECK(fs::exists(dir / "snapshot"));
   CHECK(fs::exists(dir / "info"));
+  CHECK(!fs::exists(dir / "upper"));
+  CHECK(fs::is_directory(w.state_dir() / "store" / "objects"));
 
   REQUIRE(w.in_view("echo v2 > notes.txt && rm README.md && echo x > extra.txt && "
                     "mkdir d && echo y > d/f && echo '// v2' >> src/util.c && cat notes.txt")
