@@ -19,6 +19,7 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace ws::fuse {
 
@@ -75,10 +76,47 @@ struct UpperObject {
   uint64_t size = 0;
 };
 
+/// Non-directories below directory `name` of `dir` (the directory's type from readdir, a
+/// stat only where the filesystem does not say). Iterative, two fds at most.
+size_t count_files_below(int dir, const std::string& name) {
+  size_t count = 0;
+  std::vector<std::string> todo{name};
+  while (!todo.empty()) {
+    std::string rel = std::move(todo.back());
+    todo.pop_back();
+    UniqueFd fd(open_beneath(dir, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    DIR* d = fd ? ::fdopendir(fd.release()) : nullptr;
+    if (!d) {
+      continue;
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st {};
+        is_dir =
+            ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      if (is_dir) {
+        todo.push_back(rel + "/" + e->d_name);
+      } else {
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
 class ChangeScanner {
 public:
-  ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout)
-      : m_meta(layout.meta_db(), Db::Mode::ReadOnly),
+  /// `only`: classify these paths alone (and the deletions their records say), not the
+  /// whole upper layer. `count_only`: only the number of changes matters (see count()).
+  ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+                const std::vector<std::string>* only = nullptr, bool count_only = false)
+      : m_only(only), m_count_only(count_only), m_meta(layout.meta_db(), Db::Mode::ReadOnly),
         m_lower(::open(lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
         m_upper(::open(layout.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
     if (!m_lower) {
@@ -95,7 +133,11 @@ public:
   // Flat sorted vectors, not maps: an agent may leave hundreds of thousands of new files,
   // and a node and a string copy per file per map was most of the time.
   std::vector<Change> scan() {
-    walk_upper();
+    if (m_only) {
+      look_at_only();
+    } else {
+      walk_upper();
+    }
     auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
     std::sort(m_upper_files.begin(), m_upper_files.end(), by_path);
     m_changes.reserve(m_upper_files.size());
@@ -103,7 +145,8 @@ public:
       classify_upper(obj);
     }
     for (auto& [path, meta] : m_records) {
-      if ((meta.whiteout || meta.opaque) && !created_by_agent(path)) {
+      if ((meta.whiteout || meta.opaque) && !created_by_agent(path) &&
+          (!m_only || m_only_set.count(path))) {
         collect_hidden_lower(path);
       }
     }
@@ -124,7 +167,40 @@ public:
     return out;
   }
 
+  /// Files below the directories count-only mode skipped, each one change.
+  size_t skipped() const { return m_skipped; }
+
 private:
+  /// The non-directories of the upper layer among `m_only`.
+  void look_at_only() {
+    for (const std::string& path : *m_only) {
+      m_only_set.insert(path);
+      UniqueFd fd(open_beneath(m_upper.get(), path, O_PATH | O_NOFOLLOW));
+      struct stat st {};
+      if (fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+        m_upper_files.push_back({path, st.st_mode, static_cast<uint64_t>(st.st_size)});
+      }
+    }
+  }
+
+  /// Count-only: a directory the real tree does not have, with no record at or below it,
+  /// holds nothing but additions (no base, no origin, nothing the real tree could lose
+  /// there): its files are counted, not classified.
+  bool all_added(const std::string& dir) {
+    if (lower_identity(dir)) {
+      return false;
+    }
+    for (auto it = m_records.lower_bound(dir); it != m_records.end(); ++it) {
+      if (it->first.compare(0, dir.size(), dir) != 0) {
+        break;
+      }
+      if (path_within(it->first, dir)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /// Every non-directory in the upper layer. Iterative, and holding two directory fds at
   /// most: the agent may nest directories deeper than any stack, and make more of them
   /// than a process may hold open (`ulimit -n`).
@@ -159,7 +235,12 @@ private:
           continue;
         }
         if (S_ISDIR(st.st_mode)) {
-          todo.push_back(join_path(dir, e->d_name));
+          std::string child = join_path(dir, e->d_name);
+          if (m_count_only && all_added(child)) {
+            m_skipped += count_files_below(fd.get(), e->d_name);
+            continue;
+          }
+          todo.push_back(std::move(child));
         } else {
           m_upper_files.push_back(
               {join_path(dir, e->d_name), st.st_mode, static_cast<uint64_t>(st.st_size)});
@@ -375,6 +456,10 @@ private:
     m_deleted.resize(kept);
   }
 
+  const std::vector<std::string>* m_only = nullptr;
+  std::unordered_set<std::string> m_only_set;
+  bool m_count_only = false;
+  size_t m_skipped = 0;
   MetaStore m_meta;
   UniqueFd m_lower;
   UniqueFd m_upper;
@@ -393,6 +478,18 @@ private:
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
                                     const WorkspaceLayout& layout) {
   return ChangeScanner(lower_dir, layout).scan();
+}
+
+std::vector<Change> compute_changes_at(const std::filesystem::path& lower_dir,
+                                       const WorkspaceLayout& layout,
+                                       const std::vector<std::string>& paths) {
+  return ChangeScanner(lower_dir, layout, &paths).scan();
+}
+
+size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout) {
+  ChangeScanner scanner(lower_dir, layout, nullptr, true);
+  size_t classified = scanner.scan().size();
+  return classified + scanner.skipped();
 }
 
 } // namespace ws::fuse

@@ -40,6 +40,18 @@ struct Change {
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
                                     const WorkspaceLayout& layout);
 
+/// compute_changes for `paths` alone (e.g. those a checkpoint says changed since the one
+/// before): each path's object in the upper layer, and the real files its record deletes.
+/// A rename is found when both its sides are among `paths`.
+std::vector<Change> compute_changes_at(const std::filesystem::path& lower_dir,
+                                       const WorkspaceLayout& layout,
+                                       const std::vector<std::string>& paths);
+
+/// compute_changes(...).size(), without looking at each file of a directory that holds
+/// nothing but additions (an `npm install`'s node_modules/): those are counted from the
+/// directory listings alone.
+size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout);
+
 /// Opens `rel` below `root` without following any symlink on the way (openat2
 /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).
 /// `rel` may be longer than PATH_MAX: it is then walked in chunks of whole components, each

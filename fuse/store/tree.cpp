@@ -303,4 +303,69 @@ ChildrenOf children_in(const ContentStore& store) {
   return [&store](const ObjectId& id) { return tree_children(parse_tree(store.read(id))); };
 }
 
+namespace {
+
+/// Same object and record for what a person sees (not identity, not timestamps of reads).
+bool same_content(const TreeEntry& a, const TreeEntry& b) {
+  return a.type == b.type && a.mode == b.mode && a.uid == b.uid && a.gid == b.gid &&
+         a.mtime_ns == b.mtime_ns && a.size == b.size && a.rdev == b.rdev && a.ref == b.ref &&
+         a.content == b.content && a.xxh3 == b.xxh3 && a.target == b.target &&
+         a.xattrs == b.xattrs && a.meta == b.meta;
+}
+
+} // namespace
+
+std::vector<std::string> changed_paths(const ContentStore& store,
+                                       const std::optional<ObjectId>& from, const ObjectId& to) {
+  std::vector<std::string> out;
+  struct Job {
+    std::optional<ObjectId> a, b;
+    std::string dir;
+  };
+  std::vector<Job> todo{{from, to, ""}};
+  auto load = [&](const std::optional<ObjectId>& id) {
+    return id ? parse_tree(store.read(*id)) : Tree{};
+  };
+  while (!todo.empty()) {
+    Job job = std::move(todo.back());
+    todo.pop_back();
+    if (job.a == job.b) {
+      continue; // shared: nothing below differs
+    }
+    Tree ta = load(job.a), tb = load(job.b);
+    auto ia = ta.entries.begin(), ib = tb.entries.begin();
+    while (ia != ta.entries.end() || ib != tb.entries.end()) {
+      const TreeEntry* ea = nullptr;
+      const TreeEntry* eb = nullptr;
+      if (ib == tb.entries.end() || (ia != ta.entries.end() && ia->name < ib->name)) {
+        ea = &*ia++;
+      } else if (ia == ta.entries.end() || ib->name < ia->name) {
+        eb = &*ib++;
+      } else {
+        ea = &*ia++;
+        eb = &*ib++;
+      }
+      const TreeEntry& any = ea ? *ea : *eb;
+      std::string path = join_path(job.dir, any.name);
+      bool differs = !ea || !eb || !same_content(*ea, *eb);
+      bool object_a = ea && ea->type != EntryType::Directory;
+      bool object_b = eb && eb->type != EntryType::Directory;
+      std::optional<PathMeta> ma = ea ? ea->meta : std::nullopt;
+      std::optional<PathMeta> mb = eb ? eb->meta : std::nullopt;
+      // A file, a record, a type that changed; of a directory only its record (its times
+      // change with its entries, which are listed themselves).
+      if (differs && (object_a || object_b || ma != mb)) {
+        out.push_back(path);
+      }
+      std::optional<ObjectId> sa = ea ? ea->subtree : std::nullopt;
+      std::optional<ObjectId> sb = eb ? eb->subtree : std::nullopt;
+      if (sa != sb) {
+        todo.push_back({sa, sb, path});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 } // namespace ws::fuse::store

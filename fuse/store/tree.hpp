@@ -81,4 +81,11 @@ std::vector<std::pair<ObjectId, ObjectKind>> tree_children(const Tree& tree);
 /// tree_children of the tree `id` in `store`.
 ChildrenOf children_in(const ContentStore& store);
 
+/// The paths whose object or record differs between the trees `from` (nullopt: nothing)
+/// and `to`, directories left out (their content is listed), sorted. Shared subtrees are
+/// skipped whole: costs what differs. A difference of identity alone (inode, ctime, link
+/// count: a restore writes new inodes) is no difference.
+std::vector<std::string> changed_paths(const ContentStore& store,
+                                       const std::optional<ObjectId>& from, const ObjectId& to);
+
 } // namespace ws::fuse::store

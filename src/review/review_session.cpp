@@ -206,7 +206,7 @@ std::filesystem::path decisions_file(const Workspace& w) {
 
 ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths) {
   ReviewSource r{live_state(w), {}, {}};
-  std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}});
+  std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}, std::nullopt});
   ContentReader reader(w, r.source);
   UpperFiles upper(r.source);
   for (auto& p : plan) {

@@ -89,10 +89,30 @@ std::string join_command(const std::vector<std::string>& cmd) {
   return out;
 }
 
-/// The one-screen summary after a session: what changed, what would not transfer, and how
-/// to go on.
-void print_summary(const Workspace& w, const std::string& session, int status, const Checkpoint* cp,
-                   const std::vector<PlannedChange>& plan) {
+/// The one-screen summary after a session: what changed since the checkpoint before the
+/// one it just saved (the session's own work, as a rule), what of it would not transfer, and
+/// how to go on. It costs what changed, not what the workspace holds (a node_modules/ of
+/// 50,000 files from an earlier session is one count, not 50,000 paths looked at again).
+void print_summary(const Workspace& w, const std::string& session, int status,
+                   const Checkpoint* cp) {
+  std::optional<ChangedSince> since;
+  if (cp) {
+    try {
+      since = changed_since_previous(w, *cp);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ws: warning: cannot compare the checkpoint with the one before: %s\n",
+                   e.what());
+    }
+  }
+  PlanRequest request;
+  if (since) {
+    request.only = since->paths;
+  }
+  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), request);
+  size_t total = since ? cp->changes : plan.size();
+  std::string scope = since && since->previous
+                          ? " since checkpoint " + std::to_string(since->previous)
+                          : std::string();
   size_t transfers = 0, held = 0;
   for (const auto& p : plan) {
     (p.transfers() ? transfers : held) += 1;
@@ -102,12 +122,19 @@ void print_summary(const Workspace& w, const std::string& session, int status, c
     std::fprintf(stderr, "; checkpoint %u saved", cp->id);
   }
   std::fprintf(stderr, "\n");
+  std::string wflag = w.name == "default" ? "" : " -w " + w.name;
   if (plan.empty()) {
-    std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
+    if (total == 0) {
+      std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
+    } else {
+      std::fprintf(stderr, "ws: no changes%s; workspace '%s' holds %zu change%s (ws%s status)\n",
+                   scope.c_str(), w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());
+    }
     return;
   }
-  std::fprintf(stderr, "ws: %zu changed path%s in workspace '%s': %zu would transfer, %zu not\n",
-               plan.size(), plan.size() == 1 ? "" : "s", w.name.c_str(), transfers, held);
+  std::fprintf(stderr, "ws: %zu changed path%s%s in workspace '%s': %zu would transfer, %zu not\n",
+               plan.size(), plan.size() == 1 ? "" : "s", scope.c_str(), w.name.c_str(), transfers,
+               held);
   constexpr size_t k_shown = 12;
   size_t shown = 0;
   for (const auto& p : plan) {
@@ -120,7 +147,10 @@ void print_summary(const Workspace& w, const std::string& session, int status, c
   }
   std::string report = verdict_report(plan, false, "  ");
   std::fputs(report.c_str(), stderr);
-  std::string wflag = w.name == "default" ? "" : " -w " + w.name;
+  if (total != plan.size()) {
+    std::fprintf(stderr, "ws: workspace '%s' holds %zu change%s in all (ws%s status)\n",
+                 w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());
+  }
   std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
                wflag.c_str(), wflag.c_str(), wflag.c_str());
 }
@@ -234,15 +264,13 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
 
   // The view must still be served: if the daemon died, the agent's last writes failed.
   bool daemon_died = probe_view(w).state != ViewState::Mounted;
-  // One look at the changes serves the summary and the checkpoint's count.
-  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   std::optional<Checkpoint> cp;
   try {
-    cp = create_checkpoint(w, "end of ws run: " + command, plan.size());
+    cp = create_checkpoint(w, "end of ws run: " + command);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  print_summary(w, session, status, cp ? &*cp : nullptr, plan);
+  print_summary(w, session, status, cp ? &*cp : nullptr);
   for (const auto& p : planted) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "

@@ -76,7 +76,9 @@ std::vector<std::string> own_paths(const Workspace& w) {
 
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
                                          const PlanRequest& request) {
-  std::vector<fuse::Change> changes = fuse::compute_changes(w.repo, source.state);
+  std::vector<fuse::Change> changes =
+      request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
+                   : fuse::compute_changes(w.repo, source.state);
   gitbridge::RealRepo repo(w.repo);
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());

@@ -37,6 +37,9 @@ StateSource checkpoint_state(const Workspace& w, unsigned id);
 struct PlanRequest {
   std::vector<std::string> paths;   ///< repository-relative pathspecs; empty: everything
   std::vector<std::string> include; ///< repository-relative; withheld paths taken anyway
+  /// Look at these paths alone (fuse::compute_changes_at), e.g. what changed since a
+  /// checkpoint: costs what they are, not what the workspace holds.
+  std::optional<std::vector<std::string>> only;
 };
 
 /// Every change of `source` within the pathspecs, each with its verdict. Throws Error when

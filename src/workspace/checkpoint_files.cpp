@@ -321,6 +321,28 @@ Checkpoint find_checkpoint(const Workspace& w, unsigned id) {
                             : "its checkpoints are " + known + " (see 'ws checkpoints')");
 }
 
+std::optional<ChangedSince> changed_since_previous(const Workspace& w, const Checkpoint& cp) {
+  std::optional<fuse::store::ObjectId> root = fuse::store::snapshot_root(cp.dir);
+  if (!root) {
+    return std::nullopt;
+  }
+  ChangedSince out;
+  std::optional<fuse::store::ObjectId> before;
+  for (const Checkpoint& c : list_checkpoints(w)) {
+    if (c.id < cp.id) {
+      out.previous = c.id;
+      before = fuse::store::snapshot_root(c.dir);
+    }
+  }
+  if (!before) {
+    out.previous = 0; // none, or a full copy: everything counts
+  }
+  fuse::store::ContentStore store(w.layout.store());
+  auto lock = store.lock();
+  out.paths = fuse::store::changed_paths(store, before, *root);
+  return out;
+}
+
 CheckpointView checkout_checkpoint(const Workspace& w, unsigned id) {
   Checkpoint cp = find_checkpoint(w, id);
   std::optional<fuse::store::ObjectId> root = fuse::store::snapshot_root(cp.dir);

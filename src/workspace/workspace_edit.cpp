@@ -124,7 +124,7 @@ Checkpoint run_saving_edit(const Workspace& w, CheckpointDraft& draft,
 
 /// The number of changes now, unless the caller knows it.
 size_t count_changes(const Workspace& w, std::optional<size_t> known) {
-  return known ? *known : fuse::compute_changes(w.repo, w.layout).size();
+  return known ? *known : fuse::count_changes(w.repo, w.layout);
 }
 
 /// After a new checkpoint: the retention policy. A broken setting never loses the

@@ -67,6 +67,15 @@ std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& pol
 /// builds on, each byte counted once (full copies: their size).
 uint64_t checkpoints_total_bytes(const Workspace& w);
 
+/// What changed between checkpoint `cp` and the one before it (`previous`, 0: none; then
+/// everything `cp` holds): paths, without directories. Costs what changed. nullopt when
+/// `cp` is a full copy.
+struct ChangedSince {
+  unsigned previous = 0;
+  std::vector<std::string> paths;
+};
+std::optional<ChangedSince> changed_since_previous(const Workspace& w, const Checkpoint& cp);
+
 /// Throws Error naming the known checkpoints if `id` does not exist.
 Checkpoint find_checkpoint(const Workspace& w, unsigned id);
 
