@@ -433,11 +433,12 @@ void OverlayFs::record(const Caller& c, const char* op, std::string path, std::s
   e.detail = std::move(detail);
   // Marked after the change landed (record() comes last): a checkpoint that takes the
   // marks before reading can then miss nothing (docs/checkpoints.md).
+  // Writes are marked by note_write as they land; their entry comes later.
   std::string_view kind = e.op;
   bool moves = kind == "rename" || kind == "exchange" || kind == "reset";
   if (moves) {
     m_changes.mark_tree(e.path);
-  } else {
+  } else if (kind != "write") {
     m_changes.mark(e.path);
   }
   if (moves || kind == "link") {

@@ -272,7 +272,8 @@ Retention load_retention(const Workspace& w) {
   return r;
 }
 
-std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy) {
+std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy,
+                                        const std::vector<unsigned>& spared) {
   std::vector<Checkpoint> all = list_checkpoints(w);
   if (all.size() <= 1) {
     return {};
@@ -282,6 +283,9 @@ std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& pol
   size_t keep = std::max<size_t>(policy.keep, 1);
   std::vector<Checkpoint> doomed;
   for (size_t i = 0; i + 1 < all.size(); ++i) { // the newest always stays
+    if (std::find(spared.begin(), spared.end(), all[i].id) != spared.end()) {
+      continue;
+    }
     if (all.size() - i > keep || all[i].time_ns < oldest_allowed) {
       doomed.push_back(all[i]);
     }

@@ -129,9 +129,9 @@ size_t count_changes(const Workspace& w, std::optional<size_t> known) {
 
 /// After a new checkpoint: the retention policy. A broken setting never loses the
 /// checkpoint just made: it is reported and nothing is deleted.
-void retain(const Workspace& w) {
+void retain(const Workspace& w, const std::vector<unsigned>& spared = {}) {
   try {
-    apply_retention(w, load_retention(w));
+    apply_retention(w, load_retention(w), spared);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: checkpoints not pruned: %s\n", e.what());
   }
@@ -239,7 +239,7 @@ Checkpoint restore_checkpoint(const Workspace& w, unsigned id) {
         fuse::StateEditor(dirs, trash).restore(cp.dir);
         journal_offline(w, "restore", "", "checkpoint " + std::to_string(id));
       });
-  retain(w);
+  retain(w, {id});
   return before;
 }
 

@@ -60,8 +60,10 @@ struct Retention {
   int64_t max_days = 30;
 };
 Retention load_retention(const Workspace& w);
-/// Deletes what `policy` says goes; returns the deleted checkpoints.
-std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy);
+/// Deletes what `policy` says goes, never one of `spared` (a checkpoint just restored);
+/// returns the deleted checkpoints.
+std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy,
+                                        const std::vector<unsigned>& spared = {});
 
 /// The store's total: every checkpoint's content and trees, and what the next checkpoint
 /// builds on, each byte counted once (full copies: their size).
