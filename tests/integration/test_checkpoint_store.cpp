@@ -175,6 +175,7 @@ TEST_CASE("checkpoint store: a file written all along is frozen whole, writers p
   // The agent rewrites a 64 KiB file without pause, each version one byte repeated, in
   // one write each (one request to the view).
   fs::path stop = w.state_root() / "stop";
+  fs::path started = w.state_root() / "started";
   std::string writer = "python3 -c 'import os\n"
                        "fd = os.open(\"hammer.bin\", os.O_RDWR | os.O_CREAT, 0o644)\n"
                        "i = 0\n"
@@ -183,12 +184,20 @@ TEST_CASE("checkpoint store: a file written all along is frozen whole, writers p
                        "\"):\n"
                        "    os.pwrite(fd, bytes([65 + i % 26]) * 65536, 0)\n"
                        "    i += 1\n"
+                       "    if i == 2: open(\"" +
+                       started.string() +
+                       "\", \"w\").close()\n"
                        "print(i)'";
   REQUIRE(w.in_view("python3 -c 'open(\"hammer.bin\", \"wb\").write(b\"A\" * 65536)'").status == 0);
   Run wrote;
   std::thread agent([&] { wrote = w.in_view(writer); });
+  for (int i = 0; i < 1000 && !fs::exists(started); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(fs::exists(started));
   std::vector<unsigned> ids;
   for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     Run cp = w.ws("checkpoint");
     REQUIRE(cp.status == 0);
     ids.push_back(static_cast<unsigned>(std::stoul(cp.out.substr(11))));
