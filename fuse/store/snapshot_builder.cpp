@@ -536,7 +536,8 @@ ObjectId SnapshotBuilder::assemble() {
             [&](const std::string& a, const std::string& b) { return depth(a) > depth(b); });
 
   std::unordered_map<std::string, std::optional<ObjectId>> written;
-  std::unordered_set<ObjectId, ObjectIdHash> named; // content objects the result names
+  std::unordered_map<std::string, uint64_t> written_files; // non-directories below
+  std::unordered_set<ObjectId, ObjectIdHash> named;        // content objects the result names
   for (const std::string& dir : order) {
     auto self = m_fresh.find(dir);
     bool complete = dir.empty()
@@ -563,6 +564,7 @@ ObjectId SnapshotBuilder::assemble() {
           TreeEntry container; // records below a path with nothing of its own
           container.name = name;
           container.subtree = w->second;
+          container.files = written_files[child];
           entries[name] = std::move(container);
         } else {
           entries.erase(name);
@@ -573,14 +575,16 @@ ObjectId SnapshotBuilder::assemble() {
       if (e.is_container()) {
         if (w != written.end()) {
           e.subtree = w->second;
+          e.files = written_files[child];
         } else {
           auto old = entries.find(name);
-          e.subtree = old != entries.end() && old->second.is_container() && !f.walked
-                          ? old->second.subtree
-                          : std::nullopt;
+          bool keep = old != entries.end() && old->second.is_container() && !f.walked;
+          e.subtree = keep ? old->second.subtree : std::nullopt;
+          e.files = keep ? old->second.files : 0;
         }
       } else {
         e.subtree.reset();
+        e.files = 0;
       }
       entries[name] = std::move(e);
     }
@@ -592,23 +596,31 @@ ObjectId SnapshotBuilder::assemble() {
       auto old = entries.find(name);
       if (old != entries.end() && old->second.is_container()) {
         old->second.subtree = written[child];
+        old->second.files = written_files[child];
       } else if (written[child]) {
         TreeEntry container;
         container.name = name;
         container.subtree = written[child];
+        container.files = written_files[child];
         entries[name] = std::move(container);
       }
     }
     Tree tree;
+    uint64_t files = 0;
     for (auto& [name, e] : entries) {
       if (e.type == EntryType::None && !e.meta && !e.subtree) {
         continue;
       }
+      if (!e.subtree) {
+        e.files = 0;
+      }
+      files += e.is_container() ? e.files : 1;
       if (e.type == EntryType::File && e.ref == ContentRef::Object) {
         named.insert(e.content);
       }
       tree.entries.push_back(std::move(e));
     }
+    written_files[dir] = files;
     if (tree.entries.empty() && !dir.empty()) {
       written[dir] = std::nullopt;
     } else {

@@ -196,6 +196,7 @@ std::string serialize_tree(const Tree& tree) {
     }
     if (e.subtree) {
       w.raw(e.subtree->raw());
+      w.u(e.files);
     }
   }
   return w.take();
@@ -277,6 +278,7 @@ Tree parse_tree(std::string_view bytes) {
     }
     if (flags & k_has_subtree) {
       e.subtree = ObjectId::from_raw(r.raw(32));
+      e.files = r.u();
     }
     tree.entries.push_back(std::move(e));
   }

@@ -62,6 +62,7 @@ struct TreeEntry {
   std::vector<std::pair<std::string, std::string>> xattrs; ///< user.* only, sorted
   std::optional<PathMeta> meta;                            ///< the path's record in meta.db
   std::optional<ObjectId> subtree; ///< directories (and None with records below): their tree
+  uint64_t files = 0; ///< containers: the non-directories below (counts without reading)
 
   bool is_container() const { return type == EntryType::Directory || type == EntryType::None; }
   bool operator==(const TreeEntry&) const = default;

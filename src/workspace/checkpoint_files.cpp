@@ -16,6 +16,7 @@
 #include "src/cli/error.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -272,8 +273,39 @@ Retention load_retention(const Workspace& w) {
   return r;
 }
 
+namespace {
+
+/// Drafts and private views of processes that died before removing them.
+void remove_leftovers(const Workspace& w) {
+  fs::path parent = w.layout.dir / k_checkpoints;
+  fuse::UniqueFd dir(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    std::string name = e.path().filename().string();
+    for (const char* prefix : {".draft-", ".view-"}) {
+      size_t n = std::strlen(prefix);
+      if (name.compare(0, n, prefix) != 0) {
+        continue;
+      }
+      pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + n));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+        try {
+          if (auto root = fuse::store::snapshot_root(e.path())) {
+            release_roots(w, {*root}, false); // a draft frozen, never published
+          }
+          fuse::remove_tree(dir.get(), name);
+        } catch (const std::exception&) {
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
 std::vector<Checkpoint> apply_retention(const Workspace& w, const Retention& policy,
                                         const std::vector<unsigned>& spared) {
+  remove_leftovers(w);
   std::vector<Checkpoint> all = list_checkpoints(w);
   if (all.size() <= 1) {
     return {};
