@@ -5,6 +5,7 @@
 #include "src/cli/error.hpp"
 #include "src/cli/logging.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/profile/cmd_profile.hpp"
 #include "src/review/review_session.hpp"
 
 #include <CLI/CLI.hpp>
@@ -163,6 +164,10 @@ int run_cli(int argc, char** argv) {
                   "At most N processes in the session (default 1024; a fork bomb gets EAGAIN)")
         ->type_name("N")
         ->check(CLI::PositiveNumber);
+    c->add_option("--profile", run.profile,
+                  "The agent profile (default: the one whose command the agent is; 'none': "
+                  "none). ws profile list shows them")
+        ->type_name("NAME");
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
     // -w, -C and -v work in any position before the agent's command (they fall through
@@ -178,6 +183,23 @@ int run_cli(int argc, char** argv) {
                 "COMMAND [ARGS...]  the agent and its arguments; put '--' before it when its "
                 "options could be taken for ws's.\n-w NAME and -C DIR may stand anywhere before "
                 "COMMAND. The sandbox and its threat model: docs/run.md.");
+
+  ProfileOptions profile;
+  auto* c_profile = app.add_subcommand(
+      "profile", "Agent profiles: list, show, and the config layer's changes (diff, reset)");
+  c_profile->require_subcommand(1);
+  c_profile->add_subcommand("list", "List the profiles: commands, config directories, hosts");
+  c_profile->add_subcommand("show", "Everything a profile sets, and where its layer lives")
+      ->add_option("name", profile.name, "The profile")
+      ->required();
+  auto* c_profile_diff = c_profile->add_subcommand(
+      "diff", "What the agent changed in its config layer, with verdicts (hooks, MCP servers...)");
+  c_profile_diff->add_option("name", profile.name, "The profile")->required();
+  c_profile_diff->add_flag("--json", profile.json, "Machine-readable output");
+  auto* c_profile_reset = c_profile->add_subcommand(
+      "reset", "Throw away the layer's changes (all, or at or below PATH); undoable");
+  c_profile_reset->add_option("name", profile.name, "The profile")->required();
+  c_profile_reset->add_option("path", profile.paths, "Only at or below these paths");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
@@ -208,6 +230,10 @@ int run_cli(int argc, char** argv) {
     return run_daemon(daemon);
   }
   setup_cli_logging(verbosity);
+  if (*c_profile) { // no repository needed
+    profile.action = c_profile->get_subcommands().front()->get_name();
+    return cmd_profile(profile);
+  }
   Context ctx = make_context(dir, workspace);
   if (*c_new) {
     return cmd_new(ctx, new_name);
@@ -270,7 +296,17 @@ int run_cli(int argc, char** argv) {
   }
   if (*c_run || *c_shell) {
     if (*c_run) {
-      run.command = after_dashes.empty() ? c_run->remaining() : after_dashes;
+      std::vector<std::string> before = c_run->remaining();
+      run.command = after_dashes.empty() ? before : after_dashes;
+      // `ws run codex -- exec "..."`: a profile by name, the agent's own arguments after --.
+      if (!after_dashes.empty() && !before.empty()) {
+        if (before.size() > 1 || !run.profile.empty()) {
+          throw Error("ws run: more than one profile or command before '--'",
+                      "ws run [OPTIONS] [PROFILE] -- ARGS, or ws run [OPTIONS] -- COMMAND");
+        }
+        run.profile = before[0];
+        run.profile_command = true;
+      }
       if (run.command.empty()) {
         throw Error("ws run needs the agent's command: ws run [OPTIONS] [--] COMMAND [ARGS...]",
                     "for an interactive shell use 'ws shell'");
