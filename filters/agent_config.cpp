@@ -52,31 +52,31 @@ constexpr KeyRule k_keys[] = {
 };
 
 struct PathRule {
-  const char* pattern; ///< gitignore-style, relative to the config directory, any case
+  const char* pattern; ///< gitignore-style, anchored at the config directory, any case
   Verdict verdict;
   const char* reason;
 };
 
 constexpr PathRule k_paths[] = {
-    {"hooks/", Verdict::Withheld, "hook scripts: the CLI runs them"},
-    {"hooks.json", Verdict::Withheld, "hooks: the CLI runs these commands on its events"},
-    {"plugins/", Verdict::Withheld, "plugin dir: the CLI loads and runs what is there"},
-    {"extensions/", Verdict::Withheld, "plugin dir: the CLI loads and runs what is there"},
-    {"packages/", Verdict::Withheld, "helper programs: the CLI runs them"},
-    {"bin/", Verdict::Withheld, "helper programs: the CLI runs them"},
-    {"local/", Verdict::Withheld, "the CLI's own install: runs as the CLI"},
+    {"/hooks/", Verdict::Withheld, "hook scripts: the CLI runs them"},
+    {"/hooks.json", Verdict::Withheld, "hooks: the CLI runs these commands on its events"},
+    {"/plugins/", Verdict::Withheld, "plugin dir: the CLI loads and runs what is there"},
+    {"/extensions/", Verdict::Withheld, "plugin dir: the CLI loads and runs what is there"},
+    {"/packages/", Verdict::Withheld, "helper programs: the CLI runs them"},
+    {"/bin/", Verdict::Withheld, "helper programs: the CLI runs them"},
+    {"/local/", Verdict::Withheld, "the CLI's own install: runs as the CLI"},
     {"/.mcp.json", Verdict::Withheld, "MCP servers: the CLI starts these commands"},
     {"/mcp.json", Verdict::Withheld, "MCP servers: the CLI starts these commands"},
-    {"CLAUDE.md", Verdict::Flagged, "instructions to every later session"},
-    {"AGENTS.md", Verdict::Flagged, "instructions to every later session"},
-    {"AGENTS.override.md", Verdict::Flagged, "instructions to every later session"},
-    {"GEMINI.md", Verdict::Flagged, "instructions to every later session"},
-    {"commands/", Verdict::Flagged, "instructions to every later session"},
-    {"agents/", Verdict::Flagged, "instructions to every later session"},
-    {"skills/", Verdict::Flagged, "instructions (and scripts) for every later session"},
-    {"prompts/", Verdict::Flagged, "instructions to every later session"},
-    {"rules/", Verdict::Flagged, "instructions to every later session"},
-    {"output-styles/", Verdict::Flagged, "instructions to every later session"},
+    {"/CLAUDE.md", Verdict::Flagged, "instructions to every later session"},
+    {"/AGENTS.md", Verdict::Flagged, "instructions to every later session"},
+    {"/AGENTS.override.md", Verdict::Flagged, "instructions to every later session"},
+    {"/GEMINI.md", Verdict::Flagged, "instructions to every later session"},
+    {"/commands/", Verdict::Flagged, "instructions to every later session"},
+    {"/agents/", Verdict::Flagged, "instructions to every later session"},
+    {"/skills/", Verdict::Flagged, "instructions (and scripts) for every later session"},
+    {"/prompts/", Verdict::Flagged, "instructions to every later session"},
+    {"/rules/", Verdict::Flagged, "instructions to every later session"},
+    {"/output-styles/", Verdict::Flagged, "instructions to every later session"},
 };
 
 constexpr MatchOptions k_match{.casefold = true, .file_only = true};
@@ -128,6 +128,13 @@ bool exec_bits(mode_t m) {
 
 Decision decide_config_change(const ConfigChangeFacts& f) {
   const bool deleted = f.type == ChangeType::Deleted;
+  // The CLI's scratch (Codex's PATH aliases in tmp/arg0-linux, locks): remade at every
+  // start, never read as config.
+  for (const char* scratch : {"tmp/", ".tmp/"}) {
+    if (matches_with(scratch, f.path, k_match)) {
+      return {Verdict::Transfer, {}};
+    }
+  }
   if (!deleted) {
     if (S_ISREG(f.mode) && exec_bits(f.mode) && !f.real_exec_same) {
       return {Verdict::Withheld,

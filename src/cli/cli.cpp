@@ -196,6 +196,8 @@ int run_cli(int argc, char** argv) {
       "diff", "What the agent changed in its config layer, with verdicts (hooks, MCP servers...)");
   c_profile_diff->add_option("name", profile.name, "The profile")->required();
   c_profile_diff->add_flag("--json", profile.json, "Machine-readable output");
+  c_profile_diff->add_flag("--all", profile.all,
+                           "Also list the changes with no verdict (logins, transcripts...)");
   auto* c_profile_reset = c_profile->add_subcommand(
       "reset", "Throw away the layer's changes (all, or at or below PATH); undoable");
   c_profile_reset->add_option("name", profile.name, "The profile")->required();
@@ -214,10 +216,29 @@ int run_cli(int argc, char** argv) {
   // hand it to the top-level app, which takes no extra arguments).
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> after_dashes;
+  std::string run_profile;
   auto dashes = std::find(args.begin(), args.end(), "--");
-  if (dashes != args.end() && std::find(args.begin(), dashes, "run") != dashes) {
-    after_dashes.assign(dashes + 1, args.end());
-    args.erase(dashes, args.end());
+  if (auto at = std::find(args.begin(), dashes, "run"); at != dashes) {
+    // The agent's command starts at the first word after "run" that is not one of ws's
+    // options (CLI11 would hand it to the top level, which takes none): `ws run claude -p
+    // x`, `ws run -- claude`, and `ws run NAME -- ARGS` for a profile by name.
+    static const std::vector<std::string> k_valued{
+        "--writable",  "--read",    "--env", "--network",   "--max-disk",
+        "--max-procs", "--profile", "-w",    "--workspace", "-C"};
+    auto it = at + 1;
+    while (it != dashes && it->size() > 1 && (*it)[0] == '-') {
+      bool valued = std::find(k_valued.begin(), k_valued.end(), *it) != k_valued.end();
+      it += valued && it + 1 != dashes ? 2 : 1;
+    }
+    if (it == dashes && dashes != args.end()) {
+      after_dashes.assign(dashes + 1, args.end());
+    } else if (it != dashes && dashes != args.end() && it + 1 == dashes) {
+      run_profile = *it; // `NAME -- ARGS`
+      after_dashes.assign(dashes + 1, args.end());
+    } else if (it != args.end() && it != dashes) {
+      after_dashes.assign(it, args.end());
+    }
+    args.erase(it, args.end());
   }
   std::reverse(args.begin(), args.end()); // CLI11 takes a vector in reverse order
   try {
@@ -296,18 +317,19 @@ int run_cli(int argc, char** argv) {
   }
   if (*c_run || *c_shell) {
     if (*c_run) {
-      std::vector<std::string> before = c_run->remaining();
-      run.command = after_dashes.empty() ? before : after_dashes;
+      run.command = after_dashes;
       // `ws run codex -- exec "..."`: a profile by name, the agent's own arguments after --.
-      if (!after_dashes.empty() && !before.empty()) {
-        if (before.size() > 1 || !run.profile.empty()) {
-          throw Error("ws run: more than one profile or command before '--'",
-                      "ws run [OPTIONS] [PROFILE] -- ARGS, or ws run [OPTIONS] -- COMMAND");
+      if (!run_profile.empty()) {
+        if (!run.profile.empty()) {
+          throw Error("ws run: a profile by name (" + run_profile +
+                          ") and --profile=" + run.profile,
+                      "name one: ws run [OPTIONS] PROFILE -- ARGS, or ws run --profile=NAME -- "
+                      "COMMAND");
         }
-        run.profile = before[0];
+        run.profile = run_profile;
         run.profile_command = true;
       }
-      if (run.command.empty()) {
+      if (run.command.empty() && !run.profile_command) {
         throw Error("ws run needs the agent's command: ws run [OPTIONS] [--] COMMAND [ARGS...]",
                     "for an interactive shell use 'ws shell'");
       }

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -115,7 +116,14 @@ int show(const std::string& name) {
   return 0;
 }
 
-int diff(const std::string& name, bool json) {
+/// The directory a long list folds into: the first two components of a deeper path.
+std::string fold_dir(const std::string& path) {
+  size_t first = path.find('/');
+  size_t second = first == std::string::npos ? first : path.find('/', first + 1);
+  return second == std::string::npos ? path : path.substr(0, second);
+}
+
+int diff(const std::string& name, bool json, bool all) {
   Profile p = named(name);
   std::vector<ConfigChange> changes = profile_changes(p);
   if (json) {
@@ -135,22 +143,54 @@ int diff(const std::string& name, bool json) {
     std::printf("profile '%s': no changes in its config layer\n", p.name.c_str());
     return 0;
   }
-  size_t held = 0, flagged = 0;
-  for (const auto& c : changes) {
-    std::string shown = quote_path(tilde(c.target / c.change.path));
-    std::printf("%c  %s\n", static_cast<char>(c.change.kind), shown.c_str());
-    if (c.decision.verdict != filters::Verdict::Transfer) {
-      std::printf("     %s: %s\n", filters::verdict_name(c.decision.verdict),
-                  c.decision.reason.c_str());
+  // What runs code first, then what loosens or instructs; the rest (logins, transcripts,
+  // history) only with --all, so the report fits a screen.
+  size_t counts[4] = {};
+  std::set<std::string> folded;
+  for (auto verdict :
+       {filters::Verdict::Withheld, filters::Verdict::Flagged, filters::Verdict::Transfer}) {
+    for (const auto& c : changes) {
+      if (c.decision.verdict != verdict) {
+        continue;
+      }
+      counts[static_cast<int>(verdict)] += 1;
+      if (verdict == filters::Verdict::Transfer && !all) {
+        continue;
+      }
+      // Many files under one directory with one reason (a CLI's bundled skills): one line.
+      std::string dir = fold_dir(c.change.path);
+      size_t same = 0;
+      for (const auto& d : changes) {
+        same += d.target == c.target && d.decision.verdict == verdict &&
+                        d.decision.reason == c.decision.reason && fold_dir(d.change.path) == dir
+                    ? 1
+                    : 0;
+      }
+      if (same > 3 && !all) {
+        std::string key = c.target.string() + "/" + dir + "\n" + c.decision.reason;
+        if (!folded.insert(key).second) {
+          continue;
+        }
+        std::printf("  %s/ (%zu files)\n       %s: %s\n", quote_path(tilde(c.target / dir)).c_str(),
+                    same, filters::verdict_name(verdict), c.decision.reason.c_str());
+        continue;
+      }
+      std::string shown = quote_path(tilde(c.target / c.change.path));
+      if (verdict == filters::Verdict::Transfer) {
+        std::printf("  %c  %s\n", static_cast<char>(c.change.kind), shown.c_str());
+      } else {
+        std::printf("  %c  %s\n       %s: %s\n", static_cast<char>(c.change.kind), shown.c_str(),
+                    filters::verdict_name(verdict), c.decision.reason.c_str());
+      }
     }
-    held += c.decision.verdict == filters::Verdict::Withheld ? 1 : 0;
-    flagged += c.decision.verdict == filters::Verdict::Flagged ? 1 : 0;
   }
-  std::printf("profile '%s': %zu change%s in its layer, %zu WITHHELD (runs code), %zu FLAGGED. "
-              "They stay in the layer: your real config never changes. Throw away: ws profile "
-              "reset %s [PATH]\n",
-              p.name.c_str(), changes.size(), changes.size() == 1 ? "" : "s", held, flagged,
-              p.name.c_str());
+  size_t held = counts[static_cast<int>(filters::Verdict::Withheld)];
+  size_t flagged = counts[static_cast<int>(filters::Verdict::Flagged)];
+  size_t other = counts[static_cast<int>(filters::Verdict::Transfer)];
+  std::printf("profile '%s': %zu WITHHELD (runs code), %zu FLAGGED, %zu other change%s%s in its "
+              "layer; your real config is untouched. Throw away: ws profile reset %s [PATH]\n",
+              p.name.c_str(), held, flagged, other, other == 1 ? "" : "s",
+              all || other == 0 ? "" : " (--all lists them)", p.name.c_str());
   return 0;
 }
 
@@ -235,7 +275,7 @@ int cmd_profile(const ProfileOptions& o) {
     return show(o.name);
   }
   if (o.action == "diff") {
-    return diff(o.name, o.json);
+    return diff(o.name, o.json, o.all);
   }
   if (o.action == "reset") {
     return reset(o.name, o.paths);

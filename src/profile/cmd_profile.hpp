@@ -11,6 +11,7 @@ struct ProfileOptions {
   std::string name;
   std::vector<std::string> paths; ///< reset: at or below these (absolute, ~/, or in the layer)
   bool json = false;
+  bool all = false; ///< diff: also the changes without a verdict
 };
 int cmd_profile(const ProfileOptions& options);
 

@@ -112,7 +112,12 @@ std::optional<std::string> read_file(const fs::path& p) {
   return ss.str();
 }
 
+/// The files a CLI reads its settings from lie at the top of its directory (settings.json,
+/// .claude.json, config.toml); deeper JSON is its data (transcripts, telemetry, caches).
 bool is_settings(const std::string& path, bool& toml) {
+  if (path.find('/') != std::string::npos) {
+    return false;
+  }
   std::string ext = fs::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   toml = ext == ".toml";

@@ -150,7 +150,9 @@ std::optional<Profile> pick_profile(const RunOptions& o, std::vector<std::string
         names += (names.empty() ? "" : ", ") + q.name;
       }
       throw Error("no profile '" + o.profile + "'",
-                  "the profiles: " + names + " (ws profile list); --profile=none runs without");
+                  "the profiles: " + names + " (ws profile list); --profile=none runs without" +
+                      (o.profile_command ? "; a command goes after '--': ws run -- " + o.profile
+                                         : std::string()));
     }
     if (o.profile_command) {
       if (p->commands.empty()) {
