@@ -9,8 +9,8 @@ test wants. The script is a JSON file:
 
 A STEP is a list of tool calls made in one turn. Anthropic calls are {"name": TOOL, "input":
 {...}}; OpenAI calls are {"shell": "command line"}, sent as whichever shell tool the CLI
-offers. Which step comes next is decided from the request alone (the number of tool results
-in it), so a retried request gets the same answer. A request without tools (titles, summaries)
+offers. Which step comes next is decided from the request alone (the number of turns whose
+tool calls it answers; OpenAI steps are one call each), so a retried request gets the same answer. A request without tools (titles, summaries)
 or whose conversation says NO_TOOLS gets the final text. Every request's path is appended to
 --log, one a line.
 """
@@ -31,8 +31,9 @@ def sse(event, data):
 def anthropic(body):
     tools = [t.get("name") for t in body.get("tools") or []]
     messages = body.get("messages") or []
-    done = sum(1 for m in messages if isinstance(m.get("content"), list)
-               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
+    # One step per answered turn, however many calls it made.
+    done = sum(1 for m in messages if isinstance(m.get("content"), list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
     steps = SCRIPT.get("anthropic", [])
     calls = []
     if tools and "NO_TOOLS" not in json.dumps(messages) and done < len(steps):
