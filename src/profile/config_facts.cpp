@@ -2,10 +2,13 @@
 // touches, read with nlohmann::json (JSON) and a line reader for TOML's tables and keys.
 #include "src/profile/config_facts.hpp"
 
+#include "fuse/unique_fd.hpp"
+
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -102,14 +105,24 @@ Flat flatten_toml(const std::string& text) {
   return out;
 }
 
+/// Settings files are small; anything past this is not one a CLI would read.
+constexpr off_t k_max_settings = 16 * 1024 * 1024;
+
+/// The content of the regular file `p`, never through a symlink and never blocking on a FIFO
+/// the agent left in its layer; nullopt when it is none (or too large to be settings).
 std::optional<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) {
+  fuse::UniqueFd fd(::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > k_max_settings) {
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) {
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return n < 0 ? std::nullopt : std::optional<std::string>(out);
 }
 
 /// The files a CLI reads its settings from lie at the top of its directory (settings.json,
@@ -212,6 +225,7 @@ std::vector<ConfigChange> profile_changes(const Profile& p) {
         std::optional<std::string> after =
             c.kind == fuse::ChangeKind::Deleted ? std::nullopt : read_file(mine);
         f.keys = changed_settings_keys(before, after, toml, f.unreadable);
+        f.unreadable = f.unreadable || (!after && c.kind != fuse::ChangeKind::Deleted);
       }
       out.push_back({layer.target, std::move(c), filters::decide_config_change(f)});
     }

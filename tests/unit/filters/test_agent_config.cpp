@@ -47,7 +47,7 @@ TEST_CASE("filters::decide_config_change withholds what runs code, flags what lo
        "permission settings: what the agent may do unasked (permissions.allow)"},
       {change("config.toml", {{"approval_policy"}}), Verdict::Flagged,
        "permission settings: what the agent may do unasked (approval_policy)"},
-      {change("packages/helper", {}, S_IFREG | 0755), Verdict::Withheld, "changed executable"},
+      {change("packages/helper", {}, S_IFREG | 0755), Verdict::Withheld, "added exec bit"},
       {change("bin/new", {}, S_IFREG | 0755, ChangeType::Added), Verdict::Withheld,
        "new executable"},
       {change("hooks/x.sh", {}, S_IFREG | 0644, ChangeType::Added), Verdict::Withheld,
