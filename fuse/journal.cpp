@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS session_spans(
   command TEXT,
   pid INTEGER,
   started_ns INTEGER NOT NULL,
-  ended_ns INTEGER
+  ended_ns INTEGER,
+  profile TEXT
 );
 CREATE INDEX IF NOT EXISTS session_spans_pidns ON session_spans(pidns);
 )";
@@ -48,6 +49,11 @@ void upgrade(Db& db) {
   Stmt st(db, "SELECT count(*) FROM pragma_table_info('journal') WHERE name = 'pidns'");
   if (st.step() && st.int64(0) == 0) {
     db.exec("ALTER TABLE journal ADD COLUMN pidns INTEGER");
+  }
+  // ... and journals made before agent profiles lack the session's profile.
+  Stmt sp(db, "SELECT count(*) FROM pragma_table_info('session_spans') WHERE name = 'profile'");
+  if (sp.step() && sp.int64(0) == 0) {
+    db.exec("ALTER TABLE session_spans ADD COLUMN profile TEXT");
   }
 }
 constexpr size_t k_batch_max = 1000;
@@ -276,13 +282,20 @@ ProcessInfo ProcessNames::info(pid_t pid) {
 }
 
 void register_session(const std::filesystem::path& db_file, uint64_t pidns,
-                      const std::string& session, const std::string& command, pid_t pid) {
+                      const std::string& session, const std::string& command, pid_t pid,
+                      const std::string& profile) {
   Db db(db_file, Db::Mode::ReadWrite);
   db.exec(k_schema);
-  Stmt st(db, "INSERT OR REPLACE INTO session_spans(pidns, session, command, pid, started_ns)"
-              " VALUES(?1,?2,?3,?4,?5)");
+  upgrade(db);
+  Stmt st(db, "INSERT OR REPLACE INTO session_spans(pidns, session, command, pid, started_ns,"
+              " profile) VALUES(?1,?2,?3,?4,?5,?6)");
   st.bind(1, static_cast<int64_t>(pidns)).bind_text(2, session).bind_text(3, command);
   st.bind(4, static_cast<int64_t>(pid)).bind(5, now_ns());
+  if (profile.empty()) {
+    st.bind_null(6);
+  } else {
+    st.bind_text(6, profile);
+  }
   st.run();
 }
 

@@ -35,8 +35,11 @@ struct JournalEntry {
 
 /// Records that `ws run` session `session` runs in pid namespace `pidns` from now on (before
 /// its agent starts): its processes' journal entries name it until end_session.
+/// `profile`: the agent profile the session runs under (src/profile; empty: none), kept in
+/// session_spans.profile for `ws log` to show.
 void register_session(const std::filesystem::path& db_file, uint64_t pidns,
-                      const std::string& session, const std::string& command, pid_t pid);
+                      const std::string& session, const std::string& command, pid_t pid,
+                      const std::string& profile = {});
 
 /// Records that session `session` ended: its pid namespace's id may be reused from now on,
 /// and writes after this moment are never its.

@@ -6,6 +6,8 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/profile/profile_layer.hpp"
+#include "src/profile/session_profile.hpp"
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
@@ -25,6 +27,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
+#include <set>
 
 namespace ws {
 
@@ -91,7 +95,8 @@ std::string join_command(const std::vector<std::string>& cmd) {
 
 /// The one-screen summary after a session: what changed, what would not transfer, and how
 /// to go on.
-void print_summary(const Workspace& w, const std::string& session, int status,
+/// Returns whether the workspace holds any change.
+bool print_summary(const Workspace& w, const std::string& session, int status,
                    const Checkpoint* cp) {
   std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   size_t transfers = 0, held = 0;
@@ -105,7 +110,7 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::fprintf(stderr, "\n");
   if (plan.empty()) {
     std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
-    return;
+    return false;
   }
   std::fprintf(stderr, "ws: %zu changed path%s in workspace '%s': %zu would transfer, %zu not\n",
                plan.size(), plan.size() == 1 ? "" : "s", w.name.c_str(), transfers, held);
@@ -124,6 +129,7 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::string wflag = w.name == "default" ? "" : " -w " + w.name;
   std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
                wflag.c_str(), wflag.c_str(), wflag.c_str());
+  return true;
 }
 
 } // namespace
@@ -135,8 +141,13 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   }
   Workspace w = ctx.ws();
   SandboxSpec spec;
-  spec.network = o.network != "off";
   spec.command = o.command;
+  std::optional<Profile> profile = pick_profile(o.profile, o.profile_command, spec.command);
+  // Not given: the profile's model API hosts (src/network's allowlist), else on.
+  std::string network = !o.network.empty() ? o.network
+                        : profile          ? profile->default_network()
+                                           : std::string("on");
+  spec.network = network != "off";
   if (spec.command.empty()) {
     const char* shell = std::getenv("SHELL");
     spec.command = {shell && *shell ? shell : "/bin/sh"};
@@ -154,6 +165,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   writable.insert(writable.end(), o.writable.begin(), o.writable.end());
   for (const auto& raw : writable) {
     spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
+    if (profile) {
+      check_not_in_layer(*profile, spec.writable.back(), raw);
+    }
   }
   std::vector<std::string> readable = config_list(git_dir, "ws.read");
   readable.insert(readable.end(), o.read.begin(), o.read.end());
@@ -164,7 +178,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   if (o.max_disk) {
     max_disk = parse_size(*o.max_disk); // a bad size fails before anything happens
   }
-  std::vector<std::string> passed = config_list(git_dir, "ws.env");
+  std::vector<std::string> passed;
+  if (profile) {
+    for (const auto& [k, v] : profile->env) {
+      passed.push_back(k + "=" + v); // before the person's: --env and ws.env win
+    }
+  }
+  std::vector<std::string> configured_env = config_list(git_dir, "ws.env");
+  passed.insert(passed.end(), configured_env.begin(), configured_env.end());
   passed.insert(passed.end(), o.env.begin(), o.env.end());
 
   if (!w.exists()) {
@@ -193,6 +214,22 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.env = sandbox_environment(passed, {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}});
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
+  // The profile's config layers and caches (src/profile): mounted now, bound at the real
+  // directories' paths; the last session using them unmounts them.
+  std::optional<ProfileSession> layers;
+  std::set<std::string> runs_code_before;
+  if (profile && !o.no_confine) {
+    layers.emplace(*profile);
+    spec.binds = layers->binds();
+    runs_code_before = runs_code(*profile);
+    if (profile_takes(*profile, spec.command)) {
+      spec.command = with_profile_args(*profile, spec.command);
+      if (!profile->args.empty() && !profile->note.empty()) {
+        std::fprintf(stderr, "ws: profile '%s': %s\n", profile->name.c_str(),
+                     profile->note.c_str());
+      }
+    }
+  }
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   std::error_code ec;
@@ -217,7 +254,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
           std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
           if (::stat(ns.c_str(), &st) == 0) {
             try {
-              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid);
+              const std::string used = profile && layers ? profile->name : std::string();
+              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid, used);
+              if (layers) {
+                for (const auto& l : layers->layers()) {
+                  fuse::register_session(l.ws.layout.journal_db(), st.st_ino, session, command, pid,
+                                         used);
+                }
+              }
             } catch (const std::exception& e) {
               std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
                            e.what());
@@ -227,6 +271,11 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
         &read_only);
     try {
       fuse::end_session(w.layout.journal_db(), session);
+      if (layers) {
+        for (const auto& l : layers->layers()) {
+          fuse::end_session(l.ws.layout.journal_db(), session);
+        }
+      }
     } catch (const std::exception&) {
       // the session's writes are still attributed while no later session reuses its ids
     }
@@ -241,7 +290,11 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  print_summary(w, session, status, cp ? &*cp : nullptr);
+  bool changed = print_summary(w, session, status, cp ? &*cp : nullptr);
+  if (layers) {
+    report_new_config(*profile, runs_code_before);
+    layers.reset(); // unmounts the layers if no other session uses them
+  }
   for (const auto& p : planted) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
@@ -253,6 +306,12 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                  "ws: the agent could not write %s (read-only in the sandbox): ws run "
                  "--writable DIR would allow a directory outside the project\n",
                  p.c_str());
+  }
+  if (status == 0 && !changed && !read_only.empty()) {
+    std::fprintf(stderr,
+                 "ws: the agent exited 0 but changed nothing in the project, after %zu refused "
+                 "write%s (above): its work may have failed rather than finished\n",
+                 read_only.size(), read_only.size() == 1 ? "" : "s");
   }
   if (daemon_died) {
     std::fprintf(stderr,

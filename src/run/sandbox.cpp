@@ -87,6 +87,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   for (const auto& g : spec.guarded.existing) {
     add({"--ro-bind", g.string(), g.string()});
   }
+  for (const auto& [source, inside] : spec.binds) {
+    add({"--bind", source.string(), inside.string()});
+  }
   // State and views: an empty tmpfs over them, after the writable paths, so a writable
   // parent can never expose them.
   for (const auto& h : spec.hidden) {
