@@ -80,7 +80,7 @@ struct RunOptions {
   std::vector<std::string> writable;   ///< --writable PATH
   std::vector<std::string> read;       ///< --read PATH: one more path visible, read-only
   std::vector<std::string> env;        ///< --env NAME or NAME=VALUE
-  std::string network = "on";          ///< --network=on|off
+  std::string network = "on";          ///< --network=on|off|host|allow:HOST,...
   std::optional<std::string> max_disk; ///< --max-disk SIZE (the workspace's upper layer)
   long max_procs = 0;                  ///< --max-procs N (0: the default, 1024)
   bool no_confine = false;

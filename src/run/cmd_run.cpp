@@ -6,6 +6,8 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/network/network_option.hpp"
+#include "src/network/session_network.hpp"
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
@@ -25,6 +27,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <memory>
+#include <sstream>
 
 namespace ws {
 
@@ -126,6 +131,15 @@ void print_summary(const Workspace& w, const std::string& session, int status,
                wflag.c_str(), wflag.c_str(), wflag.c_str());
 }
 
+/// The host's resolv.conf as it reads now (`--network=host`): bound at the same path inside,
+/// where a link into the private /run would otherwise dangle.
+std::string host_resolv_conf() {
+  std::ifstream in("/etc/resolv.conf");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 } // namespace
 
 int cmd_run(const Context& ctx, const RunOptions& o) {
@@ -135,7 +149,13 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   }
   Workspace w = ctx.ws();
   SandboxSpec spec;
-  spec.network = o.network != "off";
+  network::NetworkChoice net = network::parse_network_option(o.network);
+  network::ResolveOverride resolve;
+  if (const char* r = std::getenv("WS_NETWORK_RESOLVE"); r && *r && net.proxied()) {
+    resolve = network::ResolveOverride::parse(r);
+  }
+  spec.network = net.mode == network::NetworkMode::On;
+  spec.host_network = net.mode == network::NetworkMode::Host;
   spec.command = o.command;
   if (spec.command.empty()) {
     const char* shell = std::getenv("SHELL");
@@ -190,7 +210,20 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   }
   spec.hidden = {data_root(), runtime_root()};
   std::string session = session_id(w);
-  spec.env = sandbox_environment(passed, {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}});
+  EnvList fixed{{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
+  std::unique_ptr<network::SessionNetwork> proxied;
+  if (net.proxied() && !o.no_confine) {
+    proxied =
+        std::make_unique<network::SessionNetwork>(net, std::move(resolve), w.layout.journal_db());
+    auto proxy_env = proxied->environment();
+    fixed.insert(fixed.end(), proxy_env.begin(), proxy_env.end());
+    spec.resolv_conf = network::SessionNetwork::k_resolv_conf;
+  } else if (spec.network) {
+    spec.resolv_conf = UserNetwork::k_resolv_conf;
+  } else if (spec.host_network) {
+    spec.resolv_conf = host_resolv_conf();
+  }
+  spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
@@ -210,12 +243,22 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
     status = run_unconfined(spec);
   } else {
+    if (spec.host_network) {
+      std::fprintf(stderr,
+                   "ws: WARNING: --network=host: the agent shares this machine's network. It "
+                   "can reach every service on its loopback and your network, and send "
+                   "anything it can read anywhere.\n");
+    }
     status = run_confined(
         spec,
         [&](pid_t pid) {
           struct stat st {};
           std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
-          if (::stat(ns.c_str(), &st) == 0) {
+          bool known = ::stat(ns.c_str(), &st) == 0;
+          if (proxied) {
+            proxied->start(pid, known ? st.st_ino : 0); // fails closed: no proxy, no agent
+          }
+          if (known) {
             try {
               fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid);
             } catch (const std::exception& e) {
@@ -225,6 +268,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
           }
         },
         &read_only);
+    if (proxied) {
+      proxied->stop();
+    }
     try {
       fuse::end_session(w.layout.journal_db(), session);
     } catch (const std::exception&) {
@@ -247,6 +293,11 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
                  "time you start it); moved aside to %s.ws-quarantine-%s\n",
                  p.c_str(), p.c_str(), session.c_str());
+  }
+  if (proxied) {
+    for (const auto& line : proxied->summary()) {
+      std::fprintf(stderr, "ws: %s\n", line.c_str());
+    }
   }
   for (const auto& p : read_only) {
     std::fprintf(stderr,
