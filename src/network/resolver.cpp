@@ -86,19 +86,11 @@ void work(const std::shared_ptr<Resolver::State>& state) {
 
 } // namespace
 
-Resolver::Resolver(unsigned threads) : m_state(std::make_shared<State>()) {
+Resolver::Resolver(unsigned threads) : m_state(std::make_shared<State>()), m_threads(threads) {
   m_state->ready.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!m_state->ready) {
     throw Error(std::string("cannot start the network proxy: eventfd: ") + std::strerror(errno));
   }
-  // No signal is the workers' to take (ws run reads its own from a signalfd).
-  sigset_t all, old;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  for (unsigned i = 0; i < threads; ++i) {
-    std::thread([state = m_state] { work(state); }).detach();
-  }
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 Resolver::~Resolver() {
@@ -111,6 +103,18 @@ Resolver::~Resolver() {
 }
 
 void Resolver::lookup(uint64_t id, const std::string& name, uint16_t port) {
+  if (!m_started) {
+    // The workers start with the first lookup: a session whose agent never asks for a
+    // name (or only for the person's mapped ones) pays nothing for them.
+    m_started = true;
+    sigset_t all, old;
+    sigfillset(&all); // no signal is the workers' to take (ws run reads its own)
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (unsigned i = 0; i < m_threads; ++i) {
+      std::thread([state = m_state] { work(state); }).detach();
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
   {
     std::lock_guard lock(m_state->mutex);
     m_state->queue.push_back({id, name, port});

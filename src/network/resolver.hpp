@@ -9,10 +9,11 @@
 
 namespace ws::network {
 
-/// Looks names up (getaddrinfo, the host's resolver) on worker threads, so the proxy's loop
-/// never waits on DNS. Owns its threads' shared state: the threads are detached and hold it,
-/// so destroying a Resolver never waits for a lookup in flight (a dead DNS server must not
-/// hold `ws run` at its end); they exit after their current lookup. Used from one thread.
+/// Looks names up (getaddrinfo, the host's resolver) on worker threads (started with the first
+/// lookup), so the proxy's loop never waits on DNS. Owns its threads' shared state: the threads are
+/// detached and hold it, so destroying a Resolver never waits for a lookup in flight (a dead DNS
+/// server must not hold `ws run` at its end); they exit after their current lookup. Used from one
+/// thread.
 class Resolver {
 public:
   explicit Resolver(unsigned threads = 4);
@@ -37,6 +38,8 @@ public:
 
 private:
   std::shared_ptr<State> m_state;
+  unsigned m_threads;
+  bool m_started = false;
 };
 
 } // namespace ws::network

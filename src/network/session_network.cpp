@@ -36,17 +36,12 @@ std::vector<std::pair<std::string, std::string>> SessionNetwork::environment() c
 void SessionNetwork::start(pid_t sandbox_pid, uint64_t pidns) {
   m_pidns = pidns;
   NamespaceSockets sockets = open_in_network_of(sandbox_pid, EgressProxy::k_port, true);
-  try {
-    m_journal = std::make_unique<fuse::JournalWriter>(m_journal_db);
-  } catch (const std::exception&) {
-    // Without a journal the records still reach the summary.
-  }
   m_proxy = std::make_unique<EgressProxy>(std::move(sockets.proxy), std::move(sockets.dns),
                                           m_policy, [this](const ProxyEvent& e) { record(e); });
 }
 
 void SessionNetwork::stop() {
-  m_proxy.reset();
+  m_proxy.reset(); // joins the proxy's thread: no record comes after this
   if (m_journal) {
     m_journal->flush();
     m_journal.reset();
@@ -56,6 +51,14 @@ void SessionNetwork::stop() {
 void SessionNetwork::record(const ProxyEvent& e) {
   std::lock_guard lock(m_mutex);
   m_tally.add(e);
+  if (!m_journal && !m_journal_failed) {
+    // Opened with the first record (on the proxy's thread), not before the agent starts.
+    try {
+      m_journal = std::make_unique<fuse::JournalWriter>(m_journal_db);
+    } catch (const std::exception&) {
+      m_journal_failed = true; // the records still reach the summary
+    }
+  }
   if (!m_journal || m_recorded > k_max_records) {
     return;
   }

@@ -58,9 +58,10 @@ private:
   ProxyPolicy m_policy;
   std::filesystem::path m_journal_db;
   uint64_t m_pidns = 0;
-  std::unique_ptr<fuse::JournalWriter> m_journal;
+  std::unique_ptr<fuse::JournalWriter> m_journal; ///< opened with the first record
+  bool m_journal_failed = false;
   std::unique_ptr<EgressProxy> m_proxy;
-  mutable std::mutex m_mutex; // guards m_tally, m_recorded
+  mutable std::mutex m_mutex; // guards m_tally, m_recorded, m_journal (until stop)
   EventTally m_tally;
   size_t m_recorded = 0;
 };

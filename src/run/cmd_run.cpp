@@ -56,6 +56,9 @@ std::vector<ProtectedPath> protected_paths(const Workspace& w, const fs::path& g
   if (!ec) {
     p.push_back({self, "the ws binary", false});
   }
+  if (fs::path init = sandbox_init_program(); init != self) {
+    p.push_back({init, "ws-init (the sandbox's first process)", false});
+  }
   if (!bwrap.empty()) {
     p.push_back({bwrap, "bubblewrap (run before the sandbox exists)", false});
   }
@@ -228,8 +231,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.guarded = guarded_paths(spec.writable);
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
-  std::error_code ec;
-  spec.init = fs::canonical("/proc/self/exe", ec);
+  spec.init = sandbox_init_program();
   std::string command = join_command(spec.command);
 
   int status = 0;
