@@ -145,6 +145,8 @@ private:
   std::vector<uint64_t> m_closing;                    ///< closed at the end of the current round
   std::map<std::string, Clock::time_point> m_lookups; ///< DNS: last report per name
   bool m_running = true;
+  bool m_accept_paused = false; ///< the listener is out of epoll until m_accept_again
+  Clock::time_point m_accept_again;
 };
 
 void EgressProxy::Loop::run() {
@@ -154,29 +156,45 @@ void EgressProxy::Loop::run() {
     for (int i = 0; i < n; ++i) {
       uint64_t key = events[i].data.u64;
       uint32_t ev = events[i].events;
-      if (key == k_stop) {
-        m_running = false;
-      } else if (key == k_listener) {
-        accept_clients();
-      } else if (key == k_dns) {
-        answer_dns();
-      } else if (key == k_resolver) {
-        for (auto& r : m_resolver.take()) {
-          on_resolved(r);
+      // Nothing a client does may end ws run (the session and its summary with it): a
+      // failure here (memory, the journal) ends that client's connection only.
+      try {
+        if (key == k_stop) {
+          m_running = false;
+        } else if (key == k_listener) {
+          accept_clients();
+        } else if (key == k_dns) {
+          answer_dns();
+        } else if (key == k_resolver) {
+          for (auto& r : m_resolver.take()) {
+            on_resolved(r);
+          }
+        } else if (auto it = m_connections.find(key / 2); it != m_connections.end()) {
+          Connection& c = *it->second;
+          if (key % 2 == 0) {
+            on_client(c, ev);
+          } else {
+            on_upstream(c, ev);
+          }
+          if (m_connections.count(key / 2)) {
+            update(c);
+          }
         }
-      } else if (auto it = m_connections.find(key / 2); it != m_connections.end()) {
-        Connection& c = *it->second;
-        if (key % 2 == 0) {
-          on_client(c, ev);
-        } else {
-          on_upstream(c, ev);
-        }
-        if (m_connections.count(key / 2)) {
-          update(c);
+      } catch (const std::exception&) {
+        if (key >= k_first_id) {
+          m_closing.push_back(key / 2);
         }
       }
     }
-    expire();
+    if (m_accept_paused && Clock::now() >= m_accept_again) {
+      m_accept_paused = false;
+      add(m_listener.get(), k_listener, EPOLLIN);
+    }
+    try {
+      expire();
+    } catch (const std::exception&) {
+      // a record that could not be made; the deadlines are checked again next round
+    }
     for (uint64_t id : m_closing) {
       close(id);
     }
@@ -188,7 +206,14 @@ void EgressProxy::Loop::accept_clients() {
   for (int i = 0; i < 64; ++i) {
     int fd = ::accept4(m_listener.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      return; // EAGAIN; EMFILE and the like: the backlog waits for a free slot
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: the listener would stay readable and spin the loop. The
+        // backlog waits a moment for a free one.
+        ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, m_listener.get(), nullptr);
+        m_accept_paused = true;
+        m_accept_again = Clock::now() + std::chrono::milliseconds(200);
+      }
+      return;
     }
     if (m_connections.size() >= m_limits.max_connections) {
       std::string a = answer_text(503, "ws: too many connections through the proxy at once");

@@ -237,9 +237,13 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   int status = 0;
   std::vector<std::string> read_only;
   if (o.no_confine) {
+    std::string net_ignored = net.mode == network::NetworkMode::On
+                                  ? ""
+                                  : ", and reach any network (" + net.flag() + " does not apply)";
     std::fprintf(stderr,
                  "ws: WARNING: --no-confine: the agent runs UNCONFINED. It starts in the view, "
-                 "but can write anywhere you can, your real project included.\n");
+                 "but can write anywhere you can, your real project included%s.\n",
+                 net_ignored.c_str());
     fs::path in_view = view / spec.cwd.lexically_relative(w.repo);
     spec.cwd = in_view.lexically_normal();
     spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
