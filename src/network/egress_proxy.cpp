@@ -413,7 +413,7 @@ void EgressProxy::Loop::on_resolved(Resolver::Result& r) {
     if (!kind.empty()) {
       refuse(c, Outcome::NonPublic, 403,
              host + " resolves to " + a.text() + " (" + kind +
-                 "): refused; map the name with WS_NETWORK_RESOLVE=" + host + "=" + a.text() +
+                 "); map the name with WS_NETWORK_RESOLVE=" + host + "=" + a.text() +
                  " if you mean it");
       update(c);
       return;
