@@ -624,11 +624,22 @@ void EgressProxy::Loop::update(Connection& c) {
       c.client_shut = true;
     }
     // A forwarded request whose client left before its body was complete goes nowhere.
-    bool forward_over = c.request.kind == ProxyRequest::Kind::Forward &&
-                        (c.client_shut || (c.client_eof && !c.body_done));
-    bool tunnel_over = c.client_shut && c.upstream_shut;
-    if (forward_over || tunnel_over) {
+    bool forward = c.request.kind == ProxyRequest::Kind::Forward;
+    if ((forward && c.client_eof && !c.body_done) || (c.client_shut && c.upstream_shut)) {
       m_closing.push_back(c.id);
+      return;
+    }
+    if (forward && c.client_shut) {
+      // The answer is out and our FIN with it. What the client sent after its request
+      // (never forwarded) is read and dropped before the close, which would otherwise reset
+      // the connection and could cost the client the answer.
+      ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, c.upstream.get(), nullptr);
+      c.upstream.reset();
+      c.upstream_events = k_unregistered;
+      c.phase = Phase::Closing;
+      c.answered = true;
+      c.deadline = Clock::now() + m_limits.linger;
+      update(c);
       return;
     }
     if (!c.client_eof && !c.body_done && c.up->room() > 0) {
