@@ -98,9 +98,9 @@ std::string join_command(const std::vector<std::string>& cmd) {
 }
 
 /// The one-screen summary after a session: what changed, what would not transfer, and how
-/// to go on.
-void print_summary(const Workspace& w, const std::string& session, int status,
-                   const Checkpoint* cp) {
+/// to go on. Returns how many paths changed.
+size_t print_summary(const Workspace& w, const std::string& session, int status,
+                     const Checkpoint* cp) {
   std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   size_t transfers = 0, held = 0;
   for (const auto& p : plan) {
@@ -113,7 +113,7 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::fprintf(stderr, "\n");
   if (plan.empty()) {
     std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
-    return;
+    return 0;
   }
   std::fprintf(stderr, "ws: %zu changed path%s in workspace '%s': %zu would transfer, %zu not\n",
                plan.size(), plan.size() == 1 ? "" : "s", w.name.c_str(), transfers, held);
@@ -132,6 +132,7 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::string wflag = w.name == "default" ? "" : " -w " + w.name;
   std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
                wflag.c_str(), wflag.c_str(), wflag.c_str());
+  return plan.size();
 }
 
 /// The host's resolv.conf as it reads now (`--network=host`): bound at the same path inside,
@@ -293,7 +294,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  print_summary(w, session, status, cp ? &*cp : nullptr);
+  size_t changed = print_summary(w, session, status, cp ? &*cp : nullptr);
   for (const auto& p : planted) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
@@ -301,8 +302,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                  p.c_str(), p.c_str(), session.c_str());
   }
   if (proxied) {
-    for (const auto& line : proxied->summary()) {
+    std::vector<std::string> lines = proxied->summary();
+    for (const auto& line : lines) {
       std::fprintf(stderr, "ws: %s\n", line.c_str());
+    }
+    if (status == 0 && changed == 0 && !lines.empty()) {
+      // Codex and others exit 0 when every request failed: "no changes" alone misleads.
+      std::fprintf(stderr, "ws: the agent exited 0 and changed nothing, after the network "
+                           "refusals above: it may have done nothing for want of them\n");
     }
   }
   for (const auto& p : read_only) {

@@ -335,7 +335,8 @@ void check_attacks(const std::string& user) {
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
   CHECK(field(r.out, "localhost") == "HTTP/1.1 403 Forbidden");
-  CHECK(field(r.out, "localhost_body").find("(loopback); map the name with WS_NETWORK_RESOLVE=localhost=") != npos);
+  CHECK(field(r.out, "localhost_body")
+            .find("(loopback); map the name with WS_NETWORK_RESOLVE=localhost=") != npos);
   CHECK(field(r.out, "ip22") == "HTTP/1.1 403 Forbidden");
   CHECK(field(r.out, "ip6") == "HTTP/1.1 403 Forbidden");
   CHECK(field(r.out, "numeric") == "HTTP/1.1 400 Bad Request");
@@ -407,6 +408,9 @@ TEST_CASE("run --network=off: the proxy refuses everything, and the summary says
           npos);
     CHECK(r.err.find("ws: the network was off (--network=off): the agent looked up "
                      "api.openai.com; allow it with --network=allow:api.openai.com") != npos);
+    // It exited 0 and did nothing: the summary does not leave it at "no changes".
+    CHECK(r.err.find("ws: the agent exited 0 and changed nothing, after the network refusals "
+                     "above") != npos);
   });
 }
 
