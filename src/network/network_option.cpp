@@ -21,7 +21,7 @@ std::string NetworkChoice::flag() const {
 
 NetworkChoice parse_network_option(const std::string& value) {
   NetworkChoice c;
-  if (value == "on") {
+  if (value == "on" || value.empty()) { // "": not given (a profile may choose instead)
     c.mode = NetworkMode::On;
   } else if (value == "off") {
     c.mode = NetworkMode::Off;

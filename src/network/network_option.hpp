@@ -23,8 +23,8 @@ struct NetworkChoice {
   bool proxied() const { return mode == NetworkMode::Allow || mode == NetworkMode::Off; }
 };
 
-/// Parses `on`, `off`, `host` or `allow:ENTRY,...` (allowlist.hpp). Throws ws::Error naming
-/// what is wrong, with a hint.
+/// Parses `on` (or "": not given), `off`, `host` or `allow:ENTRY,...` (allowlist.hpp).
+/// Throws ws::Error naming what is wrong, with a hint.
 NetworkChoice parse_network_option(const std::string& value);
 
 } // namespace ws::network

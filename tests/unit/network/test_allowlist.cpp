@@ -96,6 +96,7 @@ TEST_CASE("network::entry_allowing says what to add to the list") {
 
 TEST_CASE("network::parse_network_option takes on, off, host and allow:LIST") {
   CHECK(parse_network_option("on").mode == NetworkMode::On);
+  CHECK(parse_network_option("").mode == NetworkMode::On);
   CHECK(parse_network_option("off").proxied());
   CHECK(parse_network_option("host").mode == NetworkMode::Host);
   NetworkChoice c = parse_network_option("allow:api.a.test,*.b.test");
