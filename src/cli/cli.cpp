@@ -155,8 +155,10 @@ int run_cli(int argc, char** argv) {
         ->type_name("NAME[=VALUE]");
     c->add_option("--network", run.network,
                   "on (default: a private network namespace with an outside route, no host "
-                  "loopback or socket), or off (only a private loopback)")
-        ->check(CLI::IsMember({"on", "off"}));
+                  "loopback or socket), off (only a private loopback), allow:HOST,... (only "
+                  "these hosts, through ws's proxy; *.domain, HOST:PORT), or host (this "
+                  "machine's network: loud)")
+        ->type_name("MODE");
     c->add_option("--max-disk", run.max_disk,
                   "Cap what the workspace's writes may take on disk (e.g. 10G; then ENOSPC)")
         ->type_name("SIZE");

@@ -80,7 +80,7 @@ struct RunOptions {
   std::vector<std::string> writable; ///< --writable PATH
   std::vector<std::string> read;     ///< --read PATH: one more path visible, read-only
   std::vector<std::string> env;      ///< --env NAME or NAME=VALUE
-  /// --network; empty: not given (the profile's hosts, else "on"; see Profile).
+  /// --network=on|off|host|allow:HOST,...; empty: not given (the profile's hosts, else "on").
   std::string network;
   /// --profile NAME, or "none"; empty: the profile whose command the agent's program is.
   std::string profile;
