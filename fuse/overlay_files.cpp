@@ -19,8 +19,10 @@ bool opens_for_write(int flags) {
 }
 
 // Flags that make sense only when creating or resolving a name, not when re-opening the
-// backing object through /proc/self/fd.
-constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW;
+// backing object through /proc/self/fd. And O_DIRECT: the kernel already sends the caller's
+// direct I/O as READ/WRITE requests past its page cache; the data of a WRITE sits in our
+// request buffer at no particular alignment, which an O_DIRECT fd refuses (EINVAL).
+constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_DIRECT;
 } // namespace
 
 std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags,
@@ -76,13 +78,13 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   int pu = parent->upper_fd.load();
   std::string n(name);
   auto fh = std::make_unique<FileHandle>();
-  fh->fd = UniqueFd(::openat(pu, n.c_str(),
-                             (flags & ~(O_NOCTTY | O_NOFOLLOW)) | O_CREAT | O_EXCL | O_CLOEXEC,
-                             mode & 07777));
+  fh->fd = UniqueFd(
+      ::openat(pu, n.c_str(), (flags & ~k_strip) | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777));
   if (!fh->fd) {
     throw_errno("create", path);
   }
   set_owner(pu, n.c_str(), c, parent);
+  settle_new_mode(pu, n, fh->fd.get(), mode, path);
   fh->on_upper = true;
   fh->path = path;
   note_created_locked(parent, path);

@@ -384,6 +384,11 @@ private:
   void refresh_after_tree_copy(Node* dir);
   Identity lower_identity(const struct stat& st) const;
   void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
+  /// Gives the object just made at `dirfd`/`name` (or `fd`, when given) exactly the
+  /// permission bits of `mode`: the kernel already took the caller's umask from it, and the
+  /// daemon's own umask (or a default ACL above upper/) must not take more (overlay_namespace.cpp).
+  static void settle_new_mode(int dirfd, const std::string& name, int fd, mode_t mode,
+                              const std::string& path);
 
   void watch_locked(Node* dir);   // needs m_table
   void unwatch_locked(Node* dir); // needs m_table
