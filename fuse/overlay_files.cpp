@@ -88,8 +88,9 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   fh->on_upper = true;
   fh->path = path;
   note_created_locked(parent, path);
-  record(c, "create", path);
+  ProcessInfo creator = record(c, "create", path);
   Entry e = attach_entry_locked(parent, name, path);
+  m_mapped.remember(e.node->ino.load(), c.pid, c.uid, creator); // who may map it next
   settle_created_handle(e.node, fh, flags, mode);
   return {e, std::move(fh)};
 }
@@ -151,7 +152,9 @@ void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, of
   if (::fallocate(fd, mode, offset, length) != 0) {
     throw_errno("fallocate", path);
   }
-  record(c, "fallocate", path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
+  ProcessInfo who = record(c, "fallocate", path, {},
+                           std::to_string(offset) + "-" + std::to_string(offset + length));
+  m_mapped.remember(n->ino.load(), c.pid, c.uid, who);
 }
 
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
@@ -191,7 +194,8 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     if (rc != 0) {
       throw_errno("truncate", path);
     }
-    record(c, "truncate", path, {}, std::to_string(attr.st_size));
+    ProcessInfo who = record(c, "truncate", path, {}, std::to_string(attr.st_size));
+    m_mapped.remember(n->ino.load(), c.pid, c.uid, who); // ftruncate, then mmap: a common pair
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
     struct timespec tv[2];
