@@ -42,7 +42,9 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
     : m_impl(std::make_unique<Impl>()) {
   m_impl->fs = &fs;
   const fuse_lowlevel_ops& ops = lowlevel_ops();
-  std::string opts = "fsname=ws,subtype=ws,default_permissions";
+  // nodev: no device node in the view ever opens (root may make them: docs/conformance.md);
+  // nosuid: nothing the agent made runs with another's rights. libfuse's defaults, said.
+  std::string opts = "fsname=ws,subtype=ws,default_permissions,nodev,nosuid";
   if (options.allow_other) {
     opts += ",allow_other";
   }

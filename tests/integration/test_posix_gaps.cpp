@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <string>
 
 using namespace ws::test;
@@ -78,4 +80,43 @@ TEST_CASE("view: aligned O_DIRECT writes and reads land, in files of any mode") 
     Run status = p.sh_as(p.ws_line("status") + " | cut -d' ' -f1,2");
     CHECK_MESSAGE(status.out == "M README.md\nA new\nA none\nA ro\n", status.err);
   }
+}
+
+TEST_CASE("view: device nodes - root makes them outside ws run, none ever opens, none lands") {
+  if (::geteuid() != 0) {
+    return; // only root may make device nodes at all (CAP_MKNOD): nothing to check
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run made = w.in_view("mknod null c 1 3 && mknod -m 0666 disk b 7 0 && stat -c '%n %F %t:%T %a' "
+                       "null disk");
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  CHECK(made.out == "null character special file 1:3 644\ndisk block special file 7:0 666\n");
+  // The view is nodev: not even root opens them through it, nor anyone else.
+  Run open_root = w.in_view("echo x > null 2>&1; head -c 1 disk 2>&1; true");
+  CHECK(open_root.out.find("Permission denied") != std::string::npos);
+  CHECK(open_root.out.find("x") == std::string::npos);
+  Run open_other = w.in_view("runuser -u nobody -- head -c 1 disk 2>&1; true");
+  CHECK(open_other.out.find("Permission denied") != std::string::npos);
+  // Not through the upper layer either: only the workspace's owner reaches it.
+  Run upper =
+      sh("runuser -u nobody -- stat " + q((w.state_dir() / "upper" / "disk").string()) + " 2>&1");
+  CHECK(upper.status != 0);
+  CHECK(upper.out.find("Permission denied") != std::string::npos);
+  // A caller in another pid namespace (every ws run session has one) is refused by the view
+  // itself, CAP_MKNOD or not; inside ws run the kernel refuses first.
+  Run other_ns = w.in_view("unshare --pid --fork mknod other c 1 3 2>&1");
+  CHECK(other_ns.status != 0);
+  CHECK(other_ns.out.find("Operation not permitted") != std::string::npos);
+  Run in_run = w.ws("run -- sh -c 'mknod agent c 1 3 2>&1; mknod agentb b 7 0 2>&1; true'");
+  CHECK(in_run.out.find("Operation not permitted") != std::string::npos);
+  CHECK(w.in_view("ls other agent agentb 2>/dev/null; true").out == "");
+  // Journaled, listed, and withheld from the real tree.
+  CHECK(w.ws("log --path null").out.find("mknod     null  [char 1:3]") != std::string::npos);
+  Run status = w.ws("status");
+  CHECK(status.out.find("A disk  (WITHHELD: block device)") != std::string::npos);
+  CHECK(status.out.find("A null  (WITHHELD: character device)") != std::string::npos);
+  w.ws("apply");
+  CHECK(!lexists(repo.path() / "null"));
+  CHECK(!lexists(repo.path() / "disk"));
 }
