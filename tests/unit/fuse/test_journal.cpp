@@ -169,13 +169,20 @@ TEST_CASE("fuse::read_journal reads journals from before threads and profiles we
   CHECK(old_entries[0].tid == 0);
   CHECK(old_entries[0].thread == "");
   CHECK(old_entries[0].profile == "");
-  // A writer upgrades it; a session record with a profile (another part of ws writes it)
-  // names the profile on its entries.
+  // A writer upgrades it; a session record with a profile (ws run writes it where it has
+  // one) names the profile on its entries.
   register_session(db, 4242, "s1", "claude", 10);
   {
     Db d(db, Db::Mode::ReadWrite);
-    d.exec("ALTER TABLE session_spans ADD COLUMN profile TEXT;"
-           "UPDATE session_spans SET profile = 'claude' WHERE session = 's1'");
+    bool has_profile = false;
+    {
+      Stmt has(d, "SELECT count(*) FROM pragma_table_info('session_spans') WHERE name = 'profile'");
+      has_profile = has.step() && has.int64(0) > 0;
+    }
+    if (!has_profile) {
+      d.exec("ALTER TABLE session_spans ADD COLUMN profile TEXT");
+    }
+    d.exec("UPDATE session_spans SET profile = 'claude' WHERE session = 's1'");
   }
   {
     JournalWriter w(db);
