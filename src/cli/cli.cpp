@@ -71,6 +71,8 @@ int run_cli(int argc, char** argv) {
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
   c_log->add_option("--session", log.session, "Only what this 'ws run' session wrote")
       ->type_name("ID");
+  c_log->add_flag("--verbose", log.verbose,
+                  "Also the thread that asked, where it is not the process");
 
   DiffOptions diff;
   unsigned diff_checkpoint = 0;

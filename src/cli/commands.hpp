@@ -34,7 +34,8 @@ struct LogOptions {
   std::string since;
   std::string path;
   std::optional<size_t> limit;
-  std::string session; ///< only this `ws run` session's entries
+  std::string session;  ///< only this `ws run` session's entries
+  bool verbose = false; ///< also the thread of each process
 };
 int cmd_log(const Context& ctx, const LogOptions& options);
 

@@ -6,10 +6,10 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
-#include "src/profile/profile_layer.hpp"
-#include "src/profile/session_profile.hpp"
 #include "src/network/network_option.hpp"
 #include "src/network/session_network.hpp"
+#include "src/profile/profile_layer.hpp"
+#include "src/profile/session_profile.hpp"
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
@@ -160,8 +160,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.command = o.command;
   std::optional<Profile> profile = pick_profile(o.profile, o.profile_command, spec.command);
   // Not given: the profile's model API hosts (src/network's allowlist), else on.
-  network::NetworkChoice net = network::parse_network_option(
-      !o.network.empty() ? o.network : profile ? profile->default_network() : std::string("on"));
+  network::NetworkChoice net = network::parse_network_option(!o.network.empty() ? o.network
+                                                             : profile ? profile->default_network()
+                                                                       : std::string("on"));
   network::ResolveOverride resolve;
   if (const char* r = std::getenv("WS_NETWORK_RESOLVE"); r && *r && net.proxied()) {
     resolve = network::ResolveOverride::parse(r);
