@@ -81,21 +81,27 @@ void ReviewModel::build_folds() {
   add_folds(files, order, fold_directories(fold_paths(files, order)), -1, m_folds);
 }
 
+std::vector<Fold> ReviewModel::children_of(const Fold& fold, int parent) const {
+  std::vector<size_t> members(fold.files());
+  std::iota(members.begin(), members.end(), fold.begin);
+  std::vector<FoldPath> paths = fold_paths(m_review.files, members);
+  // A directory holding one directory and nothing else would open onto a single row: go
+  // down to where the files spread out.
+  std::string under = fold.dir;
+  std::vector<FoldedDir> dirs = fold_directories(paths, under);
+  while (dirs.size() == 1 && dirs[0].begin == 0 && dirs[0].end == paths.size()) {
+    under = dirs[0].dir;
+    dirs = fold_directories(paths, under);
+  }
+  std::vector<Fold> out;
+  add_folds(m_review.files, members, dirs, parent, out);
+  return out;
+}
+
 void ReviewModel::expand(size_t k) {
   if (!m_folds[k].children_known) {
-    Fold fold = m_folds[k]; // m_folds grows below
-    std::vector<size_t> members(fold.files());
-    std::iota(members.begin(), members.end(), fold.begin);
-    std::vector<FoldPath> paths = fold_paths(m_review.files, members);
-    // A directory holding one directory and nothing else would open onto a single row:
-    // go down to where the files spread out.
-    std::string under = fold.dir;
-    std::vector<FoldedDir> dirs = fold_directories(paths, under);
-    while (dirs.size() == 1 && dirs[0].begin == 0 && dirs[0].end == paths.size()) {
-      under = dirs[0].dir;
-      dirs = fold_directories(paths, under);
-    }
-    add_folds(m_review.files, members, dirs, static_cast<int>(k), m_folds);
+    std::vector<Fold> children = children_of(m_folds[k], static_cast<int>(k));
+    m_folds.insert(m_folds.end(), children.begin(), children.end());
     m_folds[k].children_known = true;
   }
   m_folds[k].expanded = true;

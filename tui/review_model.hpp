@@ -292,6 +292,8 @@ private:
   void keep_cursor_visible();
   void toggle_fold(size_t fold);
   void expand(size_t fold);
+  /// The folds directly below `fold` (a directory holding only one is gone through).
+  std::vector<Fold> children_of(const Fold& fold, int parent) const;
   Effect fold_up();
   /// The entry showing file `index`, expanding folds until there is one.
   size_t reveal(size_t index);

@@ -79,16 +79,16 @@ std::string ReviewModel::save() const {
   };
   // A folded directory whose files were all decided alike is one record, whatever its size
   // (taking node_modules/ whole must not write 100,000 lines on every key).
+  // Whatever is expanded on screen: the same decisions save the same way.
   std::vector<char> covered(files.size(), 0);
-  std::vector<std::vector<size_t>> children(m_folds.size() + 1);
-  for (size_t k = 0; k < m_folds.size(); ++k) {
-    children[m_folds[k].parent < 0 ? m_folds.size() : static_cast<size_t>(m_folds[k].parent)]
-        .push_back(k);
+  std::vector<Fold> todo;
+  for (const auto& fold : m_folds) {
+    if (fold.parent < 0) {
+      todo.push_back(fold);
+    }
   }
-  std::vector<size_t> todo = children[m_folds.size()];
   while (!todo.empty()) {
-    const Fold& fold = m_folds[todo.back()];
-    size_t k = todo.back();
+    Fold fold = std::move(todo.back());
     todo.pop_back();
     const FileEntry& first = files[fold.begin];
     bool alike = true;
@@ -98,7 +98,8 @@ std::string ReviewModel::save() const {
               whole_decision(f) == whole_decision(first) && !split(f);
     }
     if (!alike) {
-      todo.insert(todo.end(), children[k].begin(), children[k].end());
+      std::vector<Fold> below = children_of(fold, -1);
+      todo.insert(todo.end(), below.begin(), below.end());
       continue;
     }
     if (first.overridden || whole_decision(first) != Decision::Undecided) {
