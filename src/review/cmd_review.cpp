@@ -98,7 +98,7 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   if (stage) {
     stage_landings(w.repo, l.landings);
   }
-  for (const auto& s : l.summary) {
+  for (const auto& s : landing_report(l, model)) {
     std::printf("%s\n", s.c_str());
   }
   // Files taken whole leave the workspace; of a file taken in part, what landed becomes

@@ -9,11 +9,13 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "tui/fold.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace ws {
 
@@ -82,6 +84,44 @@ std::optional<std::string> land_one(std::vector<Landing>& out, const std::string
 
 } // namespace
 
+std::vector<std::string> landing_report(const ReviewLanding& landing, const tui::ReviewModel& model,
+                                        size_t fold_above) {
+  if (landing.summary.size() <= fold_above) {
+    return landing.summary;
+  }
+  // The landed files in path order, folded as the review's list folds.
+  const auto& files = model.files();
+  std::vector<size_t> order(landing.summary.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return files[landing.summary_files[a]].path < files[landing.summary_files[b]].path;
+  });
+  std::vector<tui::FoldPath> paths;
+  for (size_t k : order) {
+    const tui::FileEntry& f = files[landing.summary_files[k]];
+    paths.push_back({f.path, f.group, f.reason});
+  }
+  std::vector<std::string> out;
+  size_t next = 0;
+  for (const auto& d : tui::fold_directories(paths)) {
+    for (; next < d.begin; ++next) {
+      out.push_back(landing.summary[order[next]]);
+    }
+    size_t deleted = 0;
+    for (size_t k = d.begin; k < d.end; ++k) {
+      deleted += files[landing.summary_files[order[k]]].status == 'D' ? 1 : 0;
+    }
+    out.push_back("   " + quote_path(d.dir) + "/  " + tui::with_commas(d.end - d.begin) + " files" +
+                  (deleted > 0 ? " (" + tui::with_commas(deleted) + " deleted)" : "") + "  (" +
+                  std::string(paths[d.begin].reason) + ", taken on your request)");
+    next = d.end;
+  }
+  for (; next < order.size(); ++next) {
+    out.push_back(landing.summary[order[next]]);
+  }
+  return out;
+}
+
 std::filesystem::path decisions_file(const Workspace& w) {
   return w.layout.dir / "review-decisions";
 }
@@ -147,7 +187,8 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
   ContentReader reader(w, src.source);
   UpperFiles upper(src.source);
   std::vector<gitbridge::FilePair> accepted, rejected;
-  for (const auto& f : model.files()) {
+  for (size_t fi = 0; fi < model.files().size(); ++fi) {
+    const tui::FileEntry& f = model.files()[fi];
     tui::FileState state = tui::file_state(f);
     const ReviewItem& item = src.items.at(f.source);
     if (!item.may_land || state == tui::FileState::Locked || state == tui::FileState::Undecided) {
@@ -233,6 +274,7 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
       }
     }
     out.summary.push_back(line);
+    out.summary_files.push_back(fi);
   }
   out.accepted_patch = gitbridge::build_patch(accepted).text;
   out.rejected_patch = gitbridge::build_patch(rejected).text;

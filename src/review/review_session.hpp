@@ -65,6 +65,7 @@ struct ReviewLanding {
   std::vector<std::string> rebase;
   std::vector<std::string> conflicts; ///< why a path cannot land; non-empty: land nothing
   std::vector<std::string> summary;   ///< one line per path that lands
+  std::vector<size_t> summary_files;  ///< for each line, its file in the model's order
   std::string accepted_patch;         ///< a git patch of what lands (before -> landed)
   std::string rejected_patch;         ///< a git patch of the rejected changes, on top of that
 };
@@ -77,6 +78,12 @@ struct ReviewLanding {
 /// apply`); anything else that no longer fits is a conflict.
 ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
                                   const tui::ReviewModel& model);
+
+/// The summary a person reads after landing: one line per file, but a directory whose
+/// landed files all had one verdict and reason (a withheld directory taken whole) is one
+/// line with its count, when there are more than `fold_above` lines.
+std::vector<std::string> landing_report(const ReviewLanding& landing, const tui::ReviewModel& model,
+                                        size_t fold_above = 20);
 
 /// The file keeping a workspace's review decisions between sessions.
 std::filesystem::path decisions_file(const Workspace& w);
