@@ -193,6 +193,11 @@ void fold_row(Row& row, size_t width, const ReviewModel& m, size_t entry, const 
   b.add(sel ? ">" : " ", base).add(state_mark(st), sel ? base : state_style(st)).add(" ", base);
   b.add(std::string(1, fold.status) + " ", base);
   std::string dir = fold.dir + (fold.expanded ? "/ -" : "/ +");
+  if (display_width(dir) + size.size() + 1 > b.left()) {
+    // A narrow list keeps the directory's name and its counts, not the words.
+    size = with_commas(fold.files()) +
+           (fold.deleted > 0 ? " (" + with_commas(fold.deleted) + " D)" : std::string());
+  }
   size_t room = b.left() > size.size() + 1 ? b.left() - size.size() - 1 : 0;
   size_t from = 0, cols = display_width(dir);
   if (cols > room && room > 1) {
@@ -425,8 +430,8 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
 
 std::string hints(const ReviewModel& m) {
   if (const Fold* fold = m.selected_fold()) {
-    return std::string("Enter ") + (fold->expanded ? "fold" : "list the files") +
-           "  o take all  r reject all  z fold up  / search  F finish  ? help  q quit";
+    return std::string("Enter ") + (fold->expanded ? "close" : "open") +
+           "  o take all  r reject all  z fold  / search  F finish  q quit";
   }
   if (m.focus() == Focus::Files) {
     return "a accept  r reject  o override  Tab diff  / search  F finish  ? help  q quit";

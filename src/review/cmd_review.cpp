@@ -69,7 +69,8 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
     throw Error("the workspace changed while you were finishing: nothing was landed",
                 "run 'ws review' again; your decisions on unchanged hunks come back");
   }
-  ReviewLanding l = plan_review_landing(w, src, model);
+  ReviewLanding l = plan_review_landing(
+      w, src, model, {how.mode == tui::FinishMode::PatchFile, !o.rejected.empty()});
   if (!o.rejected.empty()) {
     write_file(o.rejected, l.rejected_patch, "the rejected changes");
   }

@@ -182,7 +182,7 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
 }
 
 ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
-                                  const tui::ReviewModel& model) {
+                                  const tui::ReviewModel& model, LandingPatches patches) {
   ReviewLanding out;
   ContentReader reader(w, src.source);
   UpperFiles upper(src.source);
@@ -215,7 +215,7 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     if (partial) {
       target.content = tui::apply_hunks(p.before.content, f.hunks);
     }
-    if (state == tui::FileState::Rejected || (partial && left > 0)) {
+    if (patches.rejected && (state == tui::FileState::Rejected || (partial && left > 0))) {
       gitbridge::FilePair r = p;
       if (partial) {
         std::vector<tui::Hunk> both = f.hunks;
@@ -231,9 +231,11 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     if (state != tui::FileState::Accepted && !(partial && taken > 0)) {
       continue;
     }
-    gitbridge::FilePair a = p;
-    a.after = target;
-    accepted.push_back(a);
+    if (patches.accepted) {
+      gitbridge::FilePair a = p;
+      a.after = target;
+      accepted.push_back(std::move(a));
+    }
     std::optional<std::string> conflict;
     if (c.kind == fuse::ChangeKind::Deleted) {
       auto real = reader.real(c.path);
@@ -276,8 +278,12 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     out.summary.push_back(line);
     out.summary_files.push_back(fi);
   }
-  out.accepted_patch = gitbridge::build_patch(accepted).text;
-  out.rejected_patch = gitbridge::build_patch(rejected).text;
+  if (patches.accepted) {
+    out.accepted_patch = gitbridge::build_patch(accepted).text;
+  }
+  if (patches.rejected) {
+    out.rejected_patch = gitbridge::build_patch(rejected).text;
+  }
   return out;
 }
 

@@ -76,8 +76,13 @@ struct ReviewLanding {
 /// (and, if it was shown, exactly what was shown), else Error and nothing lands. When the
 /// person edited a file meanwhile, the landed text is merged into theirs (3-way, as `ws
 /// apply`); anything else that no longer fits is a conflict.
+/// The patches (libgit2 builds them: seconds for 100,000 files) only when `patches` asks.
+struct LandingPatches {
+  bool accepted = true;
+  bool rejected = true;
+};
 ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
-                                  const tui::ReviewModel& model);
+                                  const tui::ReviewModel& model, LandingPatches patches = {});
 
 /// The summary a person reads after landing: one line per file, but a directory whose
 /// landed files all had one verdict and reason (a withheld directory taken whole) is one
