@@ -200,8 +200,9 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     bool base_exact = true;
     gitbridge::FilePair p = read_pair(reader, upper, item, base_exact);
     if (!f.shown.empty() && content_check(p) != f.shown) {
-      throw Error("the agent changed " + quote_path(c.path) +
-                      " after you reviewed it: nothing was landed",
+      throw Error(quote_path(c.path) +
+                      " is not what you reviewed any more (the agent's version, or the one it "
+                      "started from, changed): nothing was landed",
                   "run 'ws review' again; your decisions on unchanged hunks come back");
     }
     bool partial = f.hunk_level && state == tui::FileState::Partial;

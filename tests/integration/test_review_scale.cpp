@@ -180,8 +180,12 @@ TEST_CASE("review scale: a withheld directory taken whole lands every file - rew
     CHECK(t.screen().find("ignored by the real repository") != npos);
     t.keys("o", "Take WITHHELD 'build/' (3 files: ignored by the real repository)");
     t.keys("y", "[+] A build/ +");
-    // The agent writes one of them after it was taken: nothing lands.
+    // The agent writes one of them after it was taken: shown now, it says so; nothing lands.
     REQUIRE(w.in_view("echo B > build/b.txt").status == 0);
+    t.keys("Enter", "build/ -");
+    t.keys("j", ">[+] A build/a.txt");
+    t.keys("j", ">[+] A build/b.txt");
+    t.wait_for("changed this file after the review opened");
     t.keys("F", "Finish:");
     t.keys("t", "The workspace changed");
     t.keys("n", "3/3 decided");
