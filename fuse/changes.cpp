@@ -1,5 +1,7 @@
 #include "fuse/changes.hpp"
 
+#include "fuse/store/snapshot_builder.hpp"
+#include "fuse/store/tree.hpp"
 #include "fuse/system_error.hpp"
 #include "fuse/unique_fd.hpp"
 
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string_view>
@@ -110,6 +113,52 @@ size_t count_files_below(int dir, const std::string& name) {
   return count;
 }
 
+/// The number of non-directories below a directory, as a checkpoint's trees record it:
+/// one tree read per component, instead of a listing of every directory below.
+class FrozenCounts {
+public:
+  FrozenCounts(const std::filesystem::path& store_dir, const store::ObjectId& root)
+      : m_store(store_dir), m_root(root) {}
+
+  /// Nullopt when the checkpoint has no directory at `dir`.
+  std::optional<uint64_t> files_below(const std::string& dir) {
+    store::ObjectId tree_id = m_root;
+    std::string at;
+    size_t start = 0;
+    while (true) {
+      size_t slash = dir.find('/', start);
+      std::string name = dir.substr(start, slash == std::string::npos ? slash : slash - start);
+      const store::Tree& tree = parsed(at, tree_id);
+      const store::TreeEntry* e = tree.find(name);
+      if (!e || e->type != store::EntryType::Directory) {
+        return std::nullopt;
+      }
+      if (slash == std::string::npos) {
+        return e->subtree ? e->files : 0;
+      }
+      if (!e->subtree) {
+        return std::nullopt;
+      }
+      tree_id = *e->subtree;
+      at = dir.substr(0, slash);
+      start = slash + 1;
+    }
+  }
+
+private:
+  const store::Tree& parsed(const std::string& path, const store::ObjectId& id) {
+    auto it = m_trees.find(path);
+    if (it == m_trees.end() || it->second.first != id) {
+      it = m_trees.insert_or_assign(path, std::pair{id, store::parse_tree(m_store.read(id))}).first;
+    }
+    return it->second.second;
+  }
+
+  store::ContentStore m_store;
+  store::ObjectId m_root;
+  std::unordered_map<std::string, std::pair<store::ObjectId, store::Tree>> m_trees;
+};
+
 class ChangeScanner {
 public:
   /// `only`: classify these paths alone (and the deletions their records say), not the
@@ -169,6 +218,9 @@ public:
 
   /// Files below the directories count-only mode skipped, each one change.
   size_t skipped() const { return m_skipped; }
+
+  /// Count-only: where directories of additions find their file counts first.
+  void count_from(FrozenCounts* frozen) { m_frozen = frozen; }
 
 private:
   /// The non-directories of the upper layer among `m_only`.
@@ -237,7 +289,8 @@ private:
         if (S_ISDIR(st.st_mode)) {
           std::string child = join_path(dir, e->d_name);
           if (m_count_only && all_added(child)) {
-            m_skipped += count_files_below(fd.get(), e->d_name);
+            std::optional<uint64_t> known = m_frozen ? m_frozen->files_below(child) : std::nullopt;
+            m_skipped += known ? *known : count_files_below(fd.get(), e->d_name);
             continue;
           }
           todo.push_back(std::move(child));
@@ -460,6 +513,7 @@ private:
   std::unordered_set<std::string> m_only_set;
   bool m_count_only = false;
   size_t m_skipped = 0;
+  FrozenCounts* m_frozen = nullptr;
   MetaStore m_meta;
   UniqueFd m_lower;
   UniqueFd m_upper;
@@ -486,8 +540,16 @@ std::vector<Change> compute_changes_at(const std::filesystem::path& lower_dir,
   return ChangeScanner(lower_dir, layout, &paths).scan();
 }
 
-size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout) {
+size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+                     const std::filesystem::path& frozen) {
   ChangeScanner scanner(lower_dir, layout, nullptr, true);
+  std::optional<FrozenCounts> counts;
+  if (!frozen.empty()) {
+    if (std::optional<store::ObjectId> root = store::snapshot_root(frozen)) {
+      counts.emplace(layout.store(), *root);
+      scanner.count_from(&*counts);
+    }
+  }
   size_t classified = scanner.scan().size();
   return classified + scanner.skipped();
 }

@@ -49,8 +49,11 @@ std::vector<Change> compute_changes_at(const std::filesystem::path& lower_dir,
 
 /// compute_changes(...).size(), without looking at each file of a directory that holds
 /// nothing but additions (an `npm install`'s node_modules/): those are counted from the
-/// directory listings alone.
-size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout);
+/// directory listings alone, or, given `frozen` (a checkpoint just made of this state), from
+/// its trees, which record how many files each directory holds: then the count costs the
+/// files outside such directories, not those in them.
+size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+                     const std::filesystem::path& frozen = {});
 
 /// Opens `rel` below `root` without following any symlink on the way (openat2
 /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).

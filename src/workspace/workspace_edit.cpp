@@ -217,11 +217,13 @@ Checkpoint checkpoint_and_drop(const Workspace& w,
 Checkpoint create_checkpoint(const Workspace& w, const std::string& message,
                              std::optional<size_t> changes) {
   require_workspace(w);
-  size_t count = count_changes(w, changes);
   CheckpointDraft draft(w);
   run_edit(w, {"snapshot", draft.request_arg()}, [&](const fuse::StateDirs& dirs, fuse::Trash&) {
     fuse::freeze_state(dirs, draft.path());
   });
+  // Counted after the freeze, from its trees where they know (a node_modules/ of 50,000
+  // files is one number there): the count costs what is outside such directories.
+  size_t count = changes ? *changes : fuse::count_changes(w.repo, w.layout, draft.path());
   Checkpoint cp = draft.publish(message, count);
   retain(w);
   return cp;
