@@ -325,3 +325,26 @@ TEST_CASE("checkpoint store: changes made under an earlier daemon, or before it 
   REQUIRE(w.ws("restore 3").status == 0);
   CHECK(w.in_view("cat build/p0/f0.js build/p1/f100.js").out == "late\nkilled\n");
 }
+
+TEST_CASE("checkpoint store: what a shared mapping wrote back is in the next checkpoint") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("python3 -c 'open(\"mapped.bin\", \"wb\").write(b\"a\" * 8192)'").status == 0);
+  REQUIRE(w.ws("checkpoint").status == 0);
+  // No write(2): only the kernel's writeback of the mapping reaches the view.
+  Run mapped = w.in_view("python3 -c 'import mmap, os\n"
+                         "fd = os.open(\"mapped.bin\", os.O_RDWR)\n"
+                         "m = mmap.mmap(fd, 8192, mmap.MAP_SHARED)\n"
+                         "m[0:8192] = b\"b\" * 8192\n"
+                         "m.flush()\n"
+                         "m.close()\n"
+                         "os.close(fd)'");
+  REQUIRE(mapped.status == 0);
+  REQUIRE(w.ws("checkpoint").status == 0);
+  std::string before = frozen_content(w, 1, "mapped.bin");
+  std::string after = frozen_content(w, 2, "mapped.bin");
+  CHECK(before.size() == 8192);
+  CHECK(before.find_first_not_of('a') == std::string::npos);
+  CHECK(after.size() == 8192);
+  CHECK(after.find_first_not_of('b') == std::string::npos);
+}
