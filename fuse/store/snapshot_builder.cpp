@@ -224,6 +224,11 @@ void SnapshotBuilder::refresh(const std::string& path) {
 }
 
 void SnapshotBuilder::walk(const std::string& top) {
+  m_walking = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{m_walking};
   m_walked_now.insert(top);
   erase_below(top);
   std::map<std::string, PathMeta> records;
@@ -344,10 +349,11 @@ const TreeEntry* SnapshotBuilder::known(const std::string& path, const struct st
   if (const TreeEntry* old = base_entry(path); same(old)) {
     return old;
   }
-  if (!m_base) {
+  if (!m_base || !m_walking) {
     return nullptr;
   }
-  // Moved here (a renamed directory): found by its inode number.
+  // Moved here (a renamed directory): found by its inode number. The index costs the whole
+  // base once, so only a walk (which reads a whole subtree anyway) asks for it.
   index_base_by_inode();
   auto it = m_by_inode->find(st.st_ino);
   return it != m_by_inode->end() && same(&it->second) ? &it->second : nullptr;

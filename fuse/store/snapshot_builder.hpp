@@ -90,6 +90,9 @@ private:
   int64_t m_read_started = 0;
   bool m_root_walked = false;
   bool m_may_chmod = false;
+  /// In walk(): what it finds may have moved there (a rename), so known() also looks for it
+  /// by inode. A path marked alone was written where it is: its base entry is all there is.
+  bool m_walking = false;
   Marks m_retry;
   std::map<std::string, Fresh> m_fresh;
   std::unordered_set<std::string> m_walked_now; ///< walked in the current read()
