@@ -71,7 +71,7 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
   DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
-  r.plan = plan_transfer(w, r.source, {relative_all(ctx, paths), relative_all(ctx, include)});
+  r.plan = plan_transfer(w, r.source, {relative_all(ctx, paths), relative_all(ctx, include), true});
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
   r.patch = gitbridge::build_patch(r.pairs);
   return r;

@@ -16,6 +16,9 @@ struct PlannedChange {
   fuse::Change change;
   filters::Decision decision;
   bool included = false; ///< withheld, but the person took it (--include)
+  /// The workspace's content of a regular file, read once while planning (PlanRequest::
+  /// keep_content, files that fit one read): diff and apply use these very bytes.
+  std::optional<std::string> view_content;
   bool transfers() const {
     return decision.verdict == filters::Verdict::Transfer ||
            decision.verdict == filters::Verdict::Flagged ||
@@ -35,6 +38,7 @@ StateSource checkpoint_state(const Workspace& w, unsigned id);
 struct PlanRequest {
   std::vector<std::string> paths;   ///< repository-relative pathspecs; empty: everything
   std::vector<std::string> include; ///< repository-relative; withheld paths taken anyway
+  bool keep_content = false;        ///< keep what was read of small files (view_content)
 };
 
 /// Every change of `source` within the pathspecs, each with its verdict. Throws Error when
