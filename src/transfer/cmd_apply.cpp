@@ -137,10 +137,11 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (!o.checkpoint) {
     pause = pause_writers(w);
   }
-  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  // Apply needs the id and what landing reads, not the patch's text.
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.text = false});
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {
-    check_reviewed(w, o.expect, r.patch.id, r.pairs);
+    check_reviewed(w, o.expect, r.patch);
   }
   ContentReader reader(w, r.source);
   LandedVersions landed_versions(w.layout);
