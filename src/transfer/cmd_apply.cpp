@@ -183,15 +183,22 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
 
   RealTreeTransaction tx(w.repo);
+  if (o.check) {
+    std::vector<const Landing*> all;
+    for (const auto& out : outcomes) {
+      for (const auto& l : out.landings) {
+        all.push_back(&l);
+      }
+    }
+    tx.check(all);
+    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
+                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
+    return 0;
+  }
   for (const auto& out : outcomes) {
     for (const auto& l : out.landings) {
       tx.stage(l);
     }
-  }
-  if (o.check) {
-    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
-                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
-    return 0;
   }
   tx.commit();
   {
