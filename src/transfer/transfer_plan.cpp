@@ -67,7 +67,7 @@ std::vector<std::string> own_paths(const Workspace& w) {
 } // namespace
 
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
-                                         const PlanRequest& request) {
+                                         const PlanRequest& request, const PlanProgress& progress) {
   std::vector<fuse::Change> changes = fuse::compute_changes(w.repo, source.state);
   gitbridge::RealRepo repo(w.repo);
   filters::PolicyConfig config =
@@ -103,6 +103,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
   for (size_t i = 0; i < changes.size(); ++i) {
+    if (progress && i % 256 == 0) {
+      progress(i, changes.size());
+    }
     fuse::Change& c = changes[i];
     ContentProbe* read = probe_of[i] == SIZE_MAX ? nullptr : &probes[probe_of[i]];
     filters::PathFacts f;
