@@ -101,8 +101,9 @@ std::string join_command(const std::vector<std::string>& cmd) {
   return out;
 }
 
-/// The one-screen summary after a session: what changed, what would not transfer, and how
-/// to go on. Returns how many paths changed.
+/// The one-screen summary after a session (24 lines at most): what changed, what would not
+/// transfer (directories folded, filters/fold.hpp), and how to go on. Returns how many paths
+/// changed.
 size_t print_summary(const Workspace& w, const std::string& session, int status,
                      const Checkpoint* cp) {
   std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
@@ -121,18 +122,10 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   }
   std::fprintf(stderr, "ws: %zu changed path%s in workspace '%s': %zu would transfer, %zu not\n",
                plan.size(), plan.size() == 1 ? "" : "s", w.name.c_str(), transfers, held);
-  constexpr size_t k_shown = 12;
-  size_t shown = 0;
-  for (const auto& p : plan) {
-    if (p.decision.verdict == filters::Verdict::Transfer && shown++ < k_shown) {
-      std::fprintf(stderr, "  %c  %s\n", status_letter(p.change), display_path(p.change).c_str());
-    }
-  }
-  if (shown > k_shown) {
-    std::fprintf(stderr, "  ... and %zu more (ws status)\n", shown - k_shown);
-  }
-  std::string report = verdict_report(plan, false, "  ");
-  std::fputs(report.c_str(), stderr);
+  // A screen whatever the workspace holds: 24 lines with the 3 above and the 1 below.
+  std::vector<ReportSection> sections = verdict_sections(plan, true);
+  sections.insert(sections.begin(), transfer_section(plan, true));
+  std::fputs(render_sections(sections, false, "", 20, "ws status").c_str(), stderr);
   std::string wflag = w.name == "default" ? "" : " -w " + w.name;
   std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
                wflag.c_str(), wflag.c_str(), wflag.c_str());

@@ -94,7 +94,7 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
   }
   bool tty = ::isatty(STDOUT_FILENO);
   bool color = use_color(o.color, STDOUT_FILENO);
-  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ");
+  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ", !o.verbose);
   if (o.withheld) {
     Output out(false);
     out.write(report);
