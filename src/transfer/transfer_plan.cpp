@@ -2,6 +2,7 @@
 // repository and the view, then one verdict per path from filters/.
 #include "src/transfer/transfer_plan.hpp"
 
+#include "filters/policy_rules.hpp"
 #include "fuse/system_error.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/real_repo.hpp"
@@ -89,11 +90,15 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     });
   }
   // Every present regular file is read (is it binary?), all at once: see probe_contents.
+  // Not one whose place withholds it whatever it holds (node_modules/, a virtual
+  // environment...: most of what an `npm install` writes): its content decides nothing, and
+  // if the person includes it, the patch reads it then.
   std::vector<const std::string*> regular;
   std::vector<size_t> probe_of(changes.size(), SIZE_MAX);
   for (size_t i = 0; i < changes.size(); ++i) {
     const fuse::Change& c = changes[i];
-    if (c.kind != fuse::ChangeKind::Deleted && S_ISREG(c.mode)) {
+    bool held_by_place = c.from.empty() && filters::find_place(c.path) != nullptr;
+    if (c.kind != fuse::ChangeKind::Deleted && S_ISREG(c.mode) && !held_by_place) {
       probe_of[i] = regular.size();
       regular.push_back(&c.path);
     }
