@@ -10,6 +10,7 @@
 #include "filters/policy_rules.hpp"
 
 #include "filters/pattern.hpp"
+#include "filters/rule_index.hpp"
 
 namespace ws::filters {
 
@@ -366,50 +367,43 @@ std::span<const NameRule> flag_rules() {
 
 namespace {
 
-/// A table's patterns, compiled on first use (the tables are constant).
-template <class Rule>
-std::vector<std::optional<CompiledPattern>> compiled(std::span<const Rule> rules) {
-  std::vector<std::optional<CompiledPattern>> out;
-  out.reserve(rules.size());
+/// A table indexed on first use (the tables are constant).
+template <class Rule> RuleIndex indexed(std::span<const Rule> rules) {
+  std::vector<std::string_view> patterns;
+  patterns.reserve(rules.size());
   for (const Rule& rule : rules) {
-    out.push_back(compile_pattern(rule.pattern));
+    patterns.emplace_back(rule.pattern);
   }
-  return out;
+  return RuleIndex(patterns, k_builtin);
 }
 
 template <class Rule>
-const Rule* first_match(std::span<const Rule> rules,
-                        const std::vector<std::optional<CompiledPattern>>& patterns,
+const Rule* first_match(std::span<const Rule> rules, const RuleIndex& index,
                         std::string_view path) {
   if (path.find('\0') != std::string_view::npos) {
     return nullptr; // as matches_with: never a shorter path than the one given
   }
-  const std::vector<std::string> parts = split_path(path);
-  for (size_t i = 0; i < rules.size(); ++i) {
-    if (patterns[i] && matches_split(*patterns[i], parts, k_builtin)) {
-      return &rules[i];
-    }
-  }
-  return nullptr;
+  size_t i = index.first_match(split_path(path));
+  return i == RuleIndex::npos ? nullptr : &rules[i];
 }
 
 } // namespace
 
 const PlaceRule* find_place(std::string_view path) {
-  static const auto patterns = compiled(place_rules());
-  return first_match(place_rules(), patterns, path);
+  static const RuleIndex index = indexed(place_rules());
+  return first_match(place_rules(), index, path);
 }
 
 const NameRule* find_rule(std::span<const NameRule> rules, std::string_view path) {
-  static const auto self_running = compiled(self_running_rules());
-  static const auto flags = compiled(flag_rules());
+  static const RuleIndex self_running = indexed(self_running_rules());
+  static const RuleIndex flags = indexed(flag_rules());
   if (rules.data() == self_running_rules().data()) {
     return first_match(rules, self_running, path);
   }
   if (rules.data() == flag_rules().data()) {
     return first_match(rules, flags, path);
   }
-  return first_match(rules, compiled(rules), path);
+  return first_match(rules, indexed(rules), path);
 }
 
 bool is_git_hook_name(std::string_view name) {

@@ -70,6 +70,41 @@ int open_beneath(int root, const std::string& rel, int flags) {
   return openat2_beneath(at, rel.c_str() + start, flags);
 }
 
+int BeneathOpener::parent_of(const std::string& rel, const char*& leaf) {
+  size_t slash = rel.rfind('/');
+  std::string_view dir(rel.data(), slash == std::string::npos ? 0 : slash);
+  leaf = rel.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+  if (!m_valid || dir != m_dir) {
+    m_fd.reset(dir.empty()
+                   ? ::fcntl(m_root, F_DUPFD_CLOEXEC, 0)
+                   : open_beneath(m_root, std::string(dir), O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    m_dir_errno = m_fd ? 0 : errno;
+    m_dir.assign(dir);
+    m_valid = true;
+  }
+  if (!m_fd) {
+    errno = m_dir_errno;
+    return -1;
+  }
+  if (std::strcmp(leaf, "..") == 0) {
+    errno = EXDEV; // as RESOLVE_BENEATH says for a step above the root
+    return -1;
+  }
+  return m_fd.get();
+}
+
+int BeneathOpener::open(const std::string& rel, int flags) {
+  const char* leaf = nullptr;
+  int dir = parent_of(rel, leaf);
+  return dir < 0 ? -1 : ::openat(dir, leaf, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+bool BeneathOpener::lstat(const std::string& rel, struct stat& st) {
+  const char* leaf = nullptr;
+  int dir = parent_of(rel, leaf);
+  return dir >= 0 && ::fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 namespace {
 
 /// One non-directory of the upper layer: what classifying it needs of its stat.
@@ -313,18 +348,8 @@ private:
   /// time (files come sorted, so siblings follow each other), and none at all below a
   /// directory the real tree does not have (an agent's new directory of new files).
   std::optional<Identity> lower_identity(const std::string& path) {
-    size_t slash = path.rfind('/');
-    std::string_view parent(path.data(), slash == std::string::npos ? 0 : slash);
-    if (!m_lower_parent_valid || parent != m_lower_parent_path) {
-      m_lower_parent.reset(parent.empty() ? ::fcntl(m_lower.get(), F_DUPFD_CLOEXEC, 0)
-                                          : open_beneath(m_lower.get(), std::string(parent),
-                                                         O_PATH | O_DIRECTORY | O_NOFOLLOW));
-      m_lower_parent_path.assign(parent);
-      m_lower_parent_valid = true;
-    }
     struct stat st {};
-    const char* leaf = path.c_str() + (slash == std::string::npos ? 0 : slash + 1);
-    if (!m_lower_parent || ::fstatat(m_lower_parent.get(), leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (!m_lower_files.lstat(path, st)) {
       return std::nullopt;
     }
     Identity id;
@@ -385,12 +410,20 @@ private:
   void classify_upper(const UpperObject& obj) {
     const std::string& path = obj.path;
     const PathMeta* rec = record(path);
-    std::optional<Identity> base = rec && rec->base ? rec->base : lower_identity(path);
+    std::optional<mode_t> real_mode;
+    std::optional<Identity> base;
+    if (rec && rec->base) {
+      base = rec->base;
+    } else {
+      base = lower_identity(path);
+      real_mode = base ? base->mode : 0;
+    }
     if (created_by_agent(path)) {
       base.reset();
     }
     Change c;
     c.path = path;
+    c.real_mode = real_mode;
     c.mode = obj.mode;
     c.size = obj.size;
     if (!base || S_ISDIR(base->mode)) {
@@ -518,13 +551,10 @@ private:
   UniqueFd m_lower;
   UniqueFd m_upper;
   std::map<std::string, PathMeta> m_records;
-  std::vector<UpperObject> m_upper_files; ///< sorted by path once walked
-  std::vector<Change> m_changes;          ///< of upper files, in their order
-  std::vector<Change> m_deleted;          ///< lower files the view no longer shows
-  // lower_identity's cache: the real tree's directory looked in last (invalid fd: missing).
-  std::string m_lower_parent_path;
-  UniqueFd m_lower_parent;
-  bool m_lower_parent_valid = false;
+  std::vector<UpperObject> m_upper_files;     ///< sorted by path once walked
+  std::vector<Change> m_changes;              ///< of upper files, in their order
+  std::vector<Change> m_deleted;              ///< lower files the view no longer shows
+  BeneathOpener m_lower_files{m_lower.get()}; ///< lower_identity's: siblings share a walk
 };
 
 } // namespace

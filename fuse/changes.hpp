@@ -2,7 +2,9 @@
 
 #include "fuse/layout.hpp"
 #include "fuse/meta_store.hpp"
+#include "fuse/unique_fd.hpp"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <filesystem>
@@ -33,6 +35,10 @@ struct Change {
   /// was removed or moved whole, or the person put the file there since): what the agent
   /// saw of it is unknown, so `ws apply` must not delete it on its own.
   bool unseen = false;
+  /// st_mode of the real tree's object at `path` when the changes were computed (0: none),
+  /// where that was looked at (for paths without a record of what the agent found); unset
+  /// elsewhere.
+  std::optional<mode_t> real_mode;
 };
 
 /// Computes the workspace's changes from its files alone: the upper layer, meta.db and the
@@ -61,5 +67,27 @@ size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayo
 /// beneath the directory the one before opened, under the same rules. Holds at most two
 /// fds at a time. Returns -1 with errno set on failure.
 int open_beneath(int root, const std::string& rel, int flags);
+
+/// Opens paths beneath one root under open_beneath's rules (no symlink followed anywhere,
+/// the last component included unless `flags` has O_PATH), keeping the directory of the
+/// last path open: paths visited in sorted order, siblings together, then cost one openat
+/// each instead of a walk from the root. Holds one directory fd.
+class BeneathOpener {
+public:
+  explicit BeneathOpener(int root) : m_root(root) {}
+  /// An fd for `rel`, or -1 with errno set.
+  int open(const std::string& rel, int flags);
+  /// lstat of `rel`; false with errno set.
+  bool lstat(const std::string& rel, struct stat& st);
+
+private:
+  /// The directory holding `rel` (-1 with errno if it cannot be opened); `leaf` its name.
+  int parent_of(const std::string& rel, const char*& leaf);
+  int m_root;
+  std::string m_dir;
+  int m_dir_errno = 0;
+  bool m_valid = false;
+  UniqueFd m_fd;
+};
 
 } // namespace ws::fuse

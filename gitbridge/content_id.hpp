@@ -11,13 +11,6 @@ namespace ws::gitbridge {
 /// SHA-256 of `bytes`, as 64 lowercase hex digits.
 std::string sha256_hex(std::string_view bytes);
 
-/// One entry of a change's manifest: what one pair lands, identified by SHA-256.
-struct ManifestEntry {
-  std::string path; ///< the new path ('/'-separated); for a rename, the old path follows
-  std::string from; ///< old path when it differs, else empty
-  std::string id;   ///< SHA-256 of everything this pair lands and merges against
-};
-
 /// Each pair's entry, in order. An entry covers both paths, both modes and both contents
 /// (the base matters: it decides the 3-way merge), length-prefixed so no two different
 /// pairs encode alike.

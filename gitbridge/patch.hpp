@@ -40,6 +40,13 @@ struct FileStat {
   bool binary = false;
 };
 
+/// One entry of a change's manifest: what one pair lands, identified by SHA-256.
+struct ManifestEntry {
+  std::string path; ///< the new path ('/'-separated); for a rename, the old path follows
+  std::string from; ///< old path when it differs, else empty
+  std::string id;   ///< SHA-256 of everything this pair lands and merges against
+};
+
 /// A git patch of a set of changed paths, built by libgit2 from two trees held in an
 /// in-memory object database (nothing is written to any repository), with renames
 /// detected, modes, symlinks and binary content (as `GIT binary patch`, so `git apply`
@@ -49,10 +56,22 @@ struct Patch {
   std::string id;   ///< identity: SHA-256 of everything that lands (content_id.hpp), 64 hex
   std::string stat; ///< `git diff --stat` style, ends with the summary line
   std::vector<FileStat> files;
+  std::vector<ManifestEntry> manifest; ///< manifest(pairs): what `id` was computed from
+};
+
+/// Who formats the patch: ws itself for files added or deleted whole (the same bytes,
+/// faster) and libgit2 for the rest, or libgit2 for everything (the reference).
+enum class PatchEngine { Auto, LibGit2 };
+
+/// What to build besides the id and manifest (always there).
+struct PatchParts {
+  bool text = true; ///< the patch text and `files`
+  bool stat = true; ///< `stat` (needs `text`)
+  PatchEngine engine = PatchEngine::Auto;
 };
 
 /// Costs O(size of the changed files), never O(repository). `id` is change_id(manifest(pairs)).
-Patch build_patch(const std::vector<FilePair>& pairs);
+Patch build_patch(const std::vector<FilePair>& pairs, const PatchParts& parts = {});
 
 /// `git diff`'s colours for a patch text (header bold, hunks cyan, - red, + green).
 std::string colorize_patch(const std::string& text);

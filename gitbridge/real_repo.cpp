@@ -1,6 +1,55 @@
 #include "gitbridge/real_repo.hpp"
 
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
 namespace ws::gitbridge {
+
+namespace {
+
+enum class Read { Ok, Absent, Failed };
+
+/// The whole file at `path`, following symlinks as libgit2 does when it reads ignore files.
+Read read_file(const std::string& path, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno == ENOENT || errno == ENOTDIR ? Read::Absent : Read::Failed;
+  }
+  out.clear();
+  char buf[65536];
+  Read result = Read::Ok;
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      result = errno == EISDIR ? Read::Absent : Read::Failed; // libgit2 skips a directory too
+      break;
+    }
+    if (n == 0) {
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return result;
+}
+
+std::string home_dir() {
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return home;
+  }
+  const passwd* pw = ::getpwuid(::getuid());
+  return pw && pw->pw_dir ? pw->pw_dir : "";
+}
+
+} // namespace
 
 RealRepo::RealRepo(const std::filesystem::path& worktree) : m_worktree(worktree) {
   git_repository* raw = nullptr;
@@ -22,7 +71,7 @@ const git_index_entry* RealRepo::entry(const std::string& path) {
   return git_index_get_bypath(index(), path.c_str(), 0);
 }
 
-std::string RealRepo::containing_submodule(const std::string& path) {
+const std::set<std::string>& RealRepo::gitlinks() {
   if (!m_gitlinks) {
     m_gitlinks.emplace();
     size_t n = git_index_entrycount(index());
@@ -33,20 +82,111 @@ std::string RealRepo::containing_submodule(const std::string& path) {
       }
     }
   }
-  if (m_gitlinks->empty()) {
+  return *m_gitlinks;
+}
+
+std::string RealRepo::containing_submodule(const std::string& path) {
+  const auto& links = gitlinks();
+  if (links.empty()) {
     return {};
   }
   for (size_t slash = path.find('/'); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     std::string prefix = path.substr(0, slash);
-    if (m_gitlinks->count(prefix)) {
+    if (links.count(prefix)) {
       return prefix;
     }
   }
   return {};
 }
 
+void RealRepo::load_global_ignore_files() {
+  m_global_loaded = true;
+  // Every file libgit2 may read besides the .gitignore files (ignore.c
+  // git_ignore__for_path): info/exclude, and core.excludesFile or, unset, git's XDG
+  // "ignore". Reading one more than libgit2 does only makes the screen answer "maybe" more.
+  std::vector<std::string> files{std::string(git_repository_path(m_repo.get())) + "info/exclude",
+                                 std::string(git_repository_commondir(m_repo.get())) +
+                                     "info/exclude"};
+  git_config* raw = nullptr;
+  if (git_repository_config_snapshot(&raw, m_repo.get()) != 0) {
+    m_screen.give_up();
+    return;
+  }
+  ConfigPtr config(raw);
+  const char* value = nullptr;
+  if (git_config_get_string(&value, config.get(), "core.excludesfile") == 0 && value) {
+    files.emplace_back(value); // relative: to the working directory, as libgit2 opens it
+    if (value[0] == '~' && value[1] == '/') {
+      files.push_back(home_dir() + (value + 1));
+    }
+    GitBuf expanded;
+    if (git_config_get_path(&expanded.buf, config.get(), "core.excludesfile") == 0) {
+      files.push_back(expanded.str());
+    }
+  }
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+    files.push_back(std::string(xdg) + "/git/ignore");
+  }
+  files.push_back(home_dir() + "/.config/git/ignore");
+  std::string text;
+  for (const auto& f : files) {
+    Read r = read_file(f, text);
+    if (r == Read::Failed) {
+      m_screen.give_up(); // libgit2 decides every path
+      return;
+    }
+    if (r == Read::Ok) {
+      m_screen.add_file(text);
+    }
+  }
+}
+
+bool RealRepo::load_ignore_files(const std::string& dir) {
+  const char* workdir = git_repository_workdir(m_repo.get());
+  if (!workdir) {
+    return true; // bare: no .gitignore files are read
+  }
+  // The top first, then each directory down to `dir`, as libgit2 walks them.
+  std::vector<std::string> chain{std::string()};
+  for (size_t slash = dir.find('/'); slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+    chain.push_back(dir.substr(0, slash));
+  }
+  if (!dir.empty()) {
+    chain.push_back(dir);
+  }
+  std::string text;
+  for (const auto& d : chain) {
+    if (m_loaded_dirs.count(d)) {
+      continue;
+    }
+    Read r = read_file(std::string(workdir) + (d.empty() ? "" : d + "/") + ".gitignore", text);
+    if (r == Read::Failed) {
+      return false; // libgit2 decides the paths below
+    }
+    if (r == Read::Ok) {
+      m_screen.add_file(text);
+    }
+    m_loaded_dirs.insert(d);
+  }
+  return true;
+}
+
 bool RealRepo::ignored(const std::string& path) {
+  if (!m_global_loaded) {
+    load_global_ignore_files();
+  }
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
+  bool screened = m_loaded_dirs.count(dir) > 0 || load_ignore_files(dir);
+  if (screened && !m_screen.may_match(path)) {
+    return false; // no rule of any file libgit2 reads can match: not ignored
+  }
+  ++m_asked_libgit2;
+  return ignored_by_libgit2(path);
+}
+
+bool RealRepo::ignored_by_libgit2(const std::string& path) {
   int ignored = 0;
   git_check(git_ignore_path_is_ignored(&ignored, m_repo.get(), path.c_str()),
             "check the ignore rules for '" + path + "'");
@@ -58,6 +198,9 @@ bool RealRepo::tracked(const std::string& path) {
 }
 
 bool RealRepo::gitlink(const std::string& path) {
+  if (gitlinks().empty()) {
+    return false; // the usual case, answered without a lookup per path
+  }
   const git_index_entry* e = entry(path);
   return e && e->mode == GIT_FILEMODE_COMMIT;
 }

@@ -1,40 +1,58 @@
 #pragma once
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/ignore_screen.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 
 namespace ws::gitbridge {
 
 /// Facts about the person's real repository that the transfer policy relies on. Read from
 /// the real repository only (its ignore files, info/exclude, index, config): whatever the
-/// agent wrote in its view has no say. The index is read on first need.
+/// agent wrote in its view has no say. The index is read on first need. One thread at a time.
 class RealRepo {
 public:
   explicit RealRepo(const std::filesystem::path& worktree);
 
   /// The repository's ignore rules exclude `path` (and it is not tracked: git ignores only
-  /// untracked files).
+  /// untracked files). libgit2 decides; it is asked only when some rule of the ignore files
+  /// it reads could match (IgnoreScreen), which most paths of a large change are not.
   bool ignored(const std::string& path);
+  /// libgit2's answer alone, asked every time (what `ignored` must always agree with).
+  bool ignored_by_libgit2(const std::string& path);
   bool tracked(const std::string& path);
   /// The index has a submodule (gitlink) at `path`.
   bool gitlink(const std::string& path);
   /// The submodule `path` lies inside: the path of a gitlink in the index strictly above it
   /// (initialized or not), or empty.
   std::string containing_submodule(const std::string& path);
+  /// How many paths `ignored` left to libgit2 so far (for tests and benchmarks).
+  size_t asked_libgit2() const { return m_asked_libgit2; }
   /// The repository's .git directory (for its config).
   std::filesystem::path git_dir() const;
 
 private:
   const git_index_entry* entry(const std::string& path);
   git_index* index();
+  const std::set<std::string>& gitlinks();
+  /// Feeds the screen every ignore file libgit2 reads for a path in `dir` (repository-
+  /// relative, "" for the top); false when one could not be read.
+  bool load_ignore_files(const std::string& dir);
+  void load_global_ignore_files();
+
   std::filesystem::path m_worktree;
   RepoPtr m_repo;
   IndexPtr m_index;
   std::optional<std::set<std::string>> m_gitlinks; ///< every gitlink's path, read on first need
+  IgnoreScreen m_screen;
+  bool m_global_loaded = false;
+  size_t m_asked_libgit2 = 0;
+  std::unordered_set<std::string> m_loaded_dirs; ///< directories whose .gitignore (and every
+                                                 ///< one above) the screen has
 };
 
 } // namespace ws::gitbridge

@@ -4,8 +4,8 @@
 // the same verdict and reason is one row with a count (issue 13: `node_modules/  2,510
 // files  under node_modules/`). Pure: plain values in, directories out.
 //
-// The CLI reports (ws status, diff, apply) fold by the same rule; until they share one
-// function, this one is the review's (see docs/review.md, "Folded directories").
+// The rule is the one every report shares (filters/fold.hpp: ws status, diff, apply, the
+// end of ws run); this is it on the review's groups (see docs/review.md).
 
 #include "tui/review_model.hpp"
 

@@ -86,6 +86,7 @@ int run_cli(int argc, char** argv) {
   c_diff->add_option("--color", diff.color, "Colour: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   c_diff->add_flag("--no-pager", diff.no_pager, "Never start a pager");
+  c_diff->add_flag("--verbose", diff.verbose, "Every path in the report, none folded");
   c_diff->add_option("--include", diff.include, "Take this withheld path anyway (repeatable)")
       ->type_name("PATH");
   c_diff->add_option("--checkpoint", diff_checkpoint, "Diff checkpoint N instead")->type_name("N");
@@ -105,6 +106,7 @@ int run_cli(int argc, char** argv) {
       ->type_name("N");
   c_apply->add_option("--conflicts", conflicts, "On conflict: refuse (land nothing) or markers")
       ->check(CLI::IsMember({"refuse", "markers"}));
+  c_apply->add_flag("--verbose", apply.verbose, "Every path in the report, none folded");
 
   ReviewOptions review;
   bool review_no_index = false;

@@ -1,5 +1,6 @@
 // ws status: what changed in the view, like `git status --short`, with the transfer verdict
 // of every path that would not simply transfer.
+#include "filters/fold.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
@@ -10,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string_view>
 #include <unordered_map>
@@ -24,39 +27,49 @@ std::string mode_string(mode_t mode) {
   return buf;
 }
 
-/// Above this many changes a person's report folds (a screen, about): 200,000 new files
-/// from a generator or a vendored tree would bury the few lines that matter.
-constexpr size_t k_fold_above = 100;
+constexpr size_t k_fold_above = k_report_fold_above;
 
-/// A new file that simply transfers: the only kind of change a folded line stands for.
+/// A new file that simply transfers: the only kind of change a plain-new-file line stands for.
 bool plain_add(const PlannedChange& p) {
   return p.change.kind == fuse::ChangeKind::Added &&
          p.decision.verdict == filters::Verdict::Transfer;
 }
 
-/// For each change, the directory its line folds into ("" for its own line): the highest
-/// directory holding at least two plain new files, as git folds an untracked directory.
-/// Only plain new files fold; every other change below keeps its own line, so nothing with
-/// a verdict, no edit and no deletion is ever folded away.
-std::vector<std::string_view> fold_dirs(const std::vector<PlannedChange>& plan) {
-  std::unordered_map<std::string_view, size_t> plain_below;
-  for (const auto& p : plan) {
-    std::string_view path = p.change.path;
-    size_t slash = path.find('/');
-    if (plain_add(p) && slash != std::string_view::npos) {
-      ++plain_below[path.substr(0, slash)];
+std::string verdict_note(filters::Verdict v, const std::string& reason, bool color) {
+  const char* colour = v == filters::Verdict::Flagged ? "\033[33m" : "\033[31m";
+  return std::string("  ") + (color ? colour : "") + "(" + filters::verdict_name(v) + ": " +
+         reason + ")" + (color ? "\033[m" : "");
+}
+
+/// Where each change's line folds (filters/fold.hpp): for each change, the index of the
+/// withheld or blocked directory it is in (SIZE_MAX: none).
+std::vector<size_t> held_folds(const std::vector<PlannedChange>& plan,
+                               const std::vector<std::string>& reasons,
+                               std::vector<filters::FoldedDir>& dirs) {
+  std::vector<size_t> order(plan.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; });
+  std::vector<filters::FoldItem> items;
+  items.reserve(plan.size());
+  for (size_t i : order) {
+    const auto& d = plan[i].decision;
+    bool held = (d.verdict == filters::Verdict::Withheld && !plan[i].included) ||
+                d.verdict == filters::Verdict::Blocked;
+    items.push_back({plan[i].change.path, static_cast<int>(d.verdict),
+                     held && plan[i].change.kind != fuse::ChangeKind::Renamed, reasons[i],
+                     status_letter(plan[i].change)});
+  }
+  dirs = filters::fold_directories(items);
+  std::vector<size_t> fold_of(plan.size(), SIZE_MAX);
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    for (size_t k = dirs[d].begin; k < dirs[d].end; ++k) {
+      fold_of[order[k]] = d;
     }
   }
-  std::vector<std::string_view> out(plan.size());
-  for (size_t i = 0; i < plan.size(); ++i) {
-    std::string_view path = plan[i].change.path;
-    size_t slash = path.find('/');
-    if (plain_add(plan[i]) && slash != std::string_view::npos &&
-        plain_below[path.substr(0, slash)] >= 2) {
-      out[i] = path.substr(0, slash);
-    }
-  }
-  return out;
+  return fold_of;
 }
 } // namespace
 
@@ -98,24 +111,56 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
     return 0;
   }
   bool color = use_color("auto", STDOUT_FILENO);
-  std::vector<std::string_view> folds;
-  if (!verbose && plan.size() > k_fold_above) {
-    folds = fold_dirs(plan);
+  std::vector<std::string> reasons(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].decision.verdict != filters::Verdict::Transfer) {
+      reasons[i] = shown_reason(plan[i].decision);
+    }
   }
-  size_t folded_files = 0, folded_dirs = 0;
+  // Withheld and blocked directories fold always; plain new files above a screen's worth.
+  std::vector<filters::FoldedDir> dirs;
+  std::vector<size_t> held_fold;
+  std::vector<std::string_view> new_fold;
+  if (!verbose) {
+    held_fold = held_folds(plan, reasons, dirs);
+    if (plan.size() > k_fold_above) {
+      std::vector<std::string_view> paths;
+      std::vector<bool> plain;
+      paths.reserve(plan.size());
+      for (const auto& p : plan) {
+        paths.push_back(p.change.path);
+        plain.push_back(plain_add(p));
+      }
+      new_fold = filters::fold_new_files(paths, plain);
+    }
+  }
+  std::vector<bool> dir_shown(dirs.size(), false);
+  size_t folded_files = 0, folded_dirs = 0, held_files = 0;
   std::unordered_map<std::string_view, size_t> fold_size; // new files per folded directory
-  for (std::string_view d : folds) {
+  for (std::string_view d : new_fold) {
     if (!d.empty()) {
       ++fold_size[d];
     }
   }
   for (size_t i = 0; i < plan.size(); ++i) {
     const PlannedChange& p = plan[i];
-    if (!folds.empty() && !folds[i].empty()) {
+    if (!held_fold.empty() && held_fold[i] != SIZE_MAX) {
+      // One line where the directory's first path was.
+      const filters::FoldedDir& d = dirs[held_fold[i]];
+      if (!dir_shown[held_fold[i]]) {
+        dir_shown[held_fold[i]] = true;
+        held_files += d.files();
+        std::printf("%c %s/  %s%s\n", d.kind ? d.kind : '*', quote_path(d.dir).c_str(),
+                    filters::fold_count(d).c_str(),
+                    verdict_note(p.decision.verdict, reasons[i], color).c_str());
+      }
+      continue;
+    }
+    if (!new_fold.empty() && !new_fold[i].empty()) {
       // One line where the directory's first new file was; its other changes keep theirs.
-      auto it = fold_size.find(folds[i]);
+      auto it = fold_size.find(new_fold[i]);
       if (it != fold_size.end()) {
-        std::printf("A %s/  (%zu new files)\n", quote_path(folds[i]).c_str(), it->second);
+        std::printf("A %s/  (%zu new files)\n", quote_path(new_fold[i]).c_str(), it->second);
         folded_files += it->second;
         ++folded_dirs;
         fold_size.erase(it); // printed
@@ -124,11 +169,7 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
     }
     std::string line = std::string(1, status_letter(p.change)) + " " + display_path(p.change);
     if (p.decision.verdict != filters::Verdict::Transfer) {
-      const char* colour =
-          p.decision.verdict == filters::Verdict::Flagged ? "\033[33m" : "\033[31m";
-      line += std::string("  ") + (color ? colour : "") + "(" +
-              filters::verdict_name(p.decision.verdict) + ": " + shown_reason(p.decision) + ")" +
-              (color ? "\033[m" : "");
+      line += verdict_note(p.decision.verdict, reasons[i], color);
     }
     std::printf("%s\n", line.c_str());
   }
@@ -137,6 +178,8 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
                 "'ws status --verbose' lists each)\n",
                 folded_files, folded_dirs, folded_dirs == 1 ? "y" : "ies",
                 folded_dirs == 1 ? "" : "s");
+  } else if (held_files > 0 && plan.size() > k_fold_above) {
+    std::printf("('ws status --verbose' lists each path of the folded directories)\n");
   }
   return 0;
 }

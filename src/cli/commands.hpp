@@ -51,6 +51,7 @@ struct DiffOptions {
   bool exit_code = false; ///< exit 1 when something would transfer
   std::string color = "auto";
   bool no_pager = false;
+  bool verbose = false; ///< every path in the report, none folded into its directory
 };
 int cmd_diff(const Context& ctx, const DiffOptions& options);
 
@@ -63,6 +64,7 @@ struct ApplyOptions {
   bool index = false;   ///< also stage in the real index
   bool check = false;   ///< dry run
   bool markers = false; ///< --conflicts=markers: write conflict markers instead of refusing
+  bool verbose = false; ///< every path in the report, none folded into its directory
 };
 int cmd_apply(const Context& ctx, const ApplyOptions& options);
 

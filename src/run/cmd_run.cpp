@@ -101,11 +101,12 @@ std::string join_command(const std::vector<std::string>& cmd) {
   return out;
 }
 
-/// The one-screen summary after a session: what changed since the checkpoint before the
-/// one it just saved (the session's own work, as a rule), what of it would not transfer, and
-/// how to go on. It costs what changed, not what the workspace holds (a node_modules/ of
-/// 50,000 files from an earlier session is one count, not 50,000 paths looked at again).
-/// Returns how many paths the session changed.
+/// The one-screen summary after a session (24 lines at most): what changed since the
+/// checkpoint before the one it just saved (the session's own work, as a rule), what of it
+/// would not transfer (directories folded, filters/fold.hpp), and how to go on. It costs what
+/// changed, not what the workspace holds (a node_modules/ of 50,000 files from an earlier
+/// session is one count, not 50,000 paths looked at again). Returns how many paths the
+/// session changed.
 size_t print_summary(const Workspace& w, const std::string& session, int status,
                      const Checkpoint* cp) {
   std::optional<ChangedSince> since;
@@ -148,18 +149,11 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   std::fprintf(stderr, "ws: %zu changed path%s%s in workspace '%s': %zu would transfer, %zu not\n",
                plan.size(), plan.size() == 1 ? "" : "s", scope.c_str(), w.name.c_str(), transfers,
                held);
-  constexpr size_t k_shown = 12;
-  size_t shown = 0;
-  for (const auto& p : plan) {
-    if (p.decision.verdict == filters::Verdict::Transfer && shown++ < k_shown) {
-      std::fprintf(stderr, "  %c  %s\n", status_letter(p.change), display_path(p.change).c_str());
-    }
-  }
-  if (shown > k_shown) {
-    std::fprintf(stderr, "  ... and %zu more (ws status)\n", shown - k_shown);
-  }
-  std::string report = verdict_report(plan, false, "  ");
-  std::fputs(report.c_str(), stderr);
+  // A screen whatever the workspace holds: 24 lines with the 3 above and the 1 or 2 below.
+  std::vector<ReportSection> sections = verdict_sections(plan, true);
+  sections.insert(sections.begin(), transfer_section(plan, true));
+  std::fputs(render_sections(sections, false, "", total != plan.size() ? 19 : 20, "ws status").c_str(),
+             stderr);
   if (total != plan.size()) {
     std::fprintf(stderr, "ws: workspace '%s' holds %zu change%s in all (ws%s status)\n",
                  w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());

@@ -1,4 +1,5 @@
 // ws apply: land the transferable changes in the real tree, per file 3-way, all or nothing.
+#include "filters/fold.hpp"
 #include "fuse/hash.hpp"
 #include "gitbridge/merge.hpp"
 #include "src/cli/commands.hpp"
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string_view>
+#include <unordered_map>
 
 namespace ws {
 
@@ -137,10 +140,11 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (!o.checkpoint) {
     pause = pause_writers(w);
   }
-  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  // Apply needs the id and what landing reads, not the patch's text.
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.text = false});
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {
-    check_reviewed(w, o.expect, r.patch.id, r.pairs);
+    check_reviewed(w, o.expect, r.patch);
   }
   ContentReader reader(w, r.source);
   LandedVersions landed_versions(w.layout);
@@ -154,7 +158,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (outcomes.empty()) {
-    std::fputs(verdict_report(r.plan, color, "").c_str(), stderr);
+    std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);
     std::printf("nothing to apply\n");
     return 0;
   }
@@ -182,15 +186,22 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
 
   RealTreeTransaction tx(w.repo);
+  if (o.check) {
+    std::vector<const Landing*> all;
+    for (const auto& out : outcomes) {
+      for (const auto& l : out.landings) {
+        all.push_back(&l);
+      }
+    }
+    tx.check(all);
+    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
+                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
+    return 0;
+  }
   for (const auto& out : outcomes) {
     for (const auto& l : out.landings) {
       tx.stage(l);
     }
-  }
-  if (o.check) {
-    std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
-                outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
-    return 0;
   }
   tx.commit();
   {
@@ -220,15 +231,42 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     stage_landings(w.repo, staged);
   }
 
+  // Above a screen's worth, a top directory's plain new files are one line (filters/fold.hpp).
+  std::vector<std::string_view> folds;
+  if (!o.verbose && outcomes.size() > k_report_fold_above) {
+    std::vector<std::string_view> paths;
+    std::vector<bool> plain;
+    for (const auto& out : outcomes) {
+      paths.push_back(out.change->change.path);
+      plain.push_back(out.change->change.kind == fuse::ChangeKind::Added && out.how == How::Write);
+    }
+    folds = filters::fold_new_files(paths, plain);
+  }
+  std::unordered_map<std::string_view, size_t> fold_size;
+  for (std::string_view d : folds) {
+    if (!d.empty()) {
+      ++fold_size[d];
+    }
+  }
   std::vector<std::string> landed;
-  size_t applied = 0;
-  for (const auto& out : outcomes) {
+  size_t applied = 0, folded = 0;
+  for (size_t n = 0; n < outcomes.size(); ++n) {
+    const Outcome& out = outcomes[n];
     const fuse::Change& c = out.change->change;
     const char* how = out.how == How::Merged         ? "  (merged with your edits)"
                       : out.how == How::Conflict     ? "  (CONFLICT markers written)"
                       : out.how == How::AlreadyThere ? "  (already so)"
                                                      : "";
-    std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
+    if (!folds.empty() && !folds[n].empty()) {
+      if (auto it = fold_size.find(folds[n]); it != fold_size.end()) {
+        std::printf("A  %s/  %s new files\n", quote_path(folds[n]).c_str(),
+                    filters::with_commas(it->second).c_str());
+        ++folded;
+        fold_size.erase(it);
+      }
+    } else {
+      std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
+    }
     if (out.how == How::Conflict) {
       continue;
     }
@@ -259,11 +297,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
                    visible_text(e.what()).c_str());
     }
   }
-  std::string report = verdict_report(r.plan, color, "");
+  std::string report = verdict_report(r.plan, color, "", !o.verbose);
   std::fflush(stdout);
   std::fputs(report.c_str(), stderr);
-  std::printf("applied %zu change%s%s\n", applied, applied == 1 ? "" : "s",
-              o.index ? " and staged them" : "");
+  std::printf("applied %zu change%s%s%s\n", applied, applied == 1 ? "" : "s",
+              o.index ? " and staged them" : "",
+              folded > 0 ? " (new files folded by top directory; --verbose lists each)" : "");
   return conflicts > 0 ? 1 : 0;
 }
 

@@ -65,28 +65,28 @@ std::string name_status(const gitbridge::Patch& patch) {
 
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
-                        const std::vector<std::string>& include,
-                        std::optional<unsigned> checkpoint) {
+                        const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
+                        const gitbridge::PatchParts& parts) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
   DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
-  r.plan = plan_transfer(w, r.source,
-                         {relative_all(ctx, paths), relative_all(ctx, include), std::nullopt});
+  r.plan = plan_transfer(
+      w, r.source, {relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true});
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
-  r.patch = gitbridge::build_patch(r.pairs);
+  r.patch = gitbridge::build_patch(r.pairs, parts);
   return r;
 }
 
 int cmd_diff(const Context& ctx, const DiffOptions& o) {
   Workspace w = ctx.ws();
-  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.stat = o.stat});
   const auto& patch = r.patch;
   bool transfers = !patch.files.empty();
   int code = o.exit_code && transfers ? 1 : 0;
   if (transfers) {
     // Every id ws prints is one `ws apply --expect` accepts, and only those.
-    record_reviewed(w, patch.id, r.pairs);
+    record_reviewed(w, patch);
   }
 
   if (o.json) {
@@ -95,7 +95,7 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
   }
   bool tty = ::isatty(STDOUT_FILENO);
   bool color = use_color(o.color, STDOUT_FILENO);
-  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ");
+  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ", !o.verbose);
   if (o.withheld) {
     Output out(false);
     out.write(report);

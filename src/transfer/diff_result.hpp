@@ -23,7 +23,7 @@ struct DiffResult {
 
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
-                        const std::vector<std::string>& include,
-                        std::optional<unsigned> checkpoint);
+                        const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
+                        const gitbridge::PatchParts& parts = {});
 
 } // namespace ws

@@ -83,8 +83,8 @@ std::string listed(const std::vector<std::string>& paths) {
 
 } // namespace
 
-void record_reviewed(const Workspace& w, const std::string& id,
-                     const std::vector<gitbridge::FilePair>& pairs) {
+void record_reviewed(const Workspace& w, const gitbridge::Patch& patch) {
+  const std::string& id = patch.id;
   fs::path dir = reviewed_dir(w);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -92,7 +92,7 @@ void record_reviewed(const Workspace& w, const std::string& id,
   fs::path temp = dir / (id + ".tmp");
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << encode(gitbridge::manifest(pairs));
+    out << encode(patch.manifest);
     if (!out.flush()) {
       // Not fatal for `ws diff`: the patch is still shown; `--expect` will say it was not kept.
       return;
@@ -103,8 +103,8 @@ void record_reviewed(const Workspace& w, const std::string& id,
   prune(dir);
 }
 
-void check_reviewed(const Workspace& w, const std::string& expect, const std::string& now_id,
-                    const std::vector<gitbridge::FilePair>& now) {
+void check_reviewed(const Workspace& w, const std::string& expect, const gitbridge::Patch& now) {
+  const std::string& now_id = now.id;
   if (!is_full_id(expect)) {
     throw Error("--expect needs the whole patch id (" + std::to_string(k_id_digits) +
                     " hex digits, as 'ws diff' prints it); got '" + quote_path(expect) + "'",
@@ -126,7 +126,7 @@ void check_reviewed(const Workspace& w, const std::string& expect, const std::st
     reviewed[e.path] = e.id;
   }
   std::vector<std::string> changed, added;
-  for (auto& e : gitbridge::manifest(now)) {
+  for (const auto& e : now.manifest) {
     auto it = reviewed.find(e.path);
     if (it == reviewed.end()) {
       added.push_back(e.path);

@@ -12,12 +12,10 @@ namespace ws {
 /// out of the agent's reach): for each, the SHA-256 of every pair it held. `ws apply --expect
 /// ID` lands only a change whose content is exactly what a patch that was shown held, and
 /// otherwise names the files that differ. The newest 20 are kept.
-void record_reviewed(const Workspace& w, const std::string& id,
-                     const std::vector<gitbridge::FilePair>& pairs);
+void record_reviewed(const Workspace& w, const gitbridge::Patch& patch);
 
 /// Throws Error unless `expect` is the whole id of a patch shown by `ws diff` for `w`, and
-/// `now` (the pairs about to land, with id `now_id`) holds exactly what that patch held.
-void check_reviewed(const Workspace& w, const std::string& expect, const std::string& now_id,
-                    const std::vector<gitbridge::FilePair>& now);
+/// `now` (the patch of the pairs about to land) holds exactly what that patch held.
+void check_reviewed(const Workspace& w, const std::string& expect, const gitbridge::Patch& now);
 
 } // namespace ws

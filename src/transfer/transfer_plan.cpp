@@ -2,11 +2,13 @@
 // repository and the view, then one verdict per path from filters/.
 #include "src/transfer/transfer_plan.hpp"
 
+#include "filters/policy_rules.hpp"
 #include "fuse/system_error.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
 #include "src/transfer/change_content.hpp"
+#include "src/transfer/content_probe.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace ws {
 
@@ -50,16 +53,6 @@ bool within_any(const std::string& path, const std::vector<std::string>& specs) 
                      [&](const std::string& s) { return fuse::path_within(path, s); });
 }
 
-bool looks_binary(int upper, const std::string& path) {
-  UniqueFd fd(fuse::open_beneath(upper, path, O_RDONLY | O_NOFOLLOW));
-  if (!fd) {
-    return false;
-  }
-  char buf[8000];
-  ssize_t n = ::pread(fd.get(), buf, sizeof buf, 0);
-  return n > 0 && std::find(buf, buf + n, '\0') != buf + n;
-}
-
 /// Paths of the workspace's own state or view, if they lie inside the project.
 std::vector<std::string> own_paths(const Workspace& w) {
   std::vector<std::string> out;
@@ -86,20 +79,42 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   config.hooks_path = gitbridge::hooks_dir_inside(w.repo).value_or("");
   ViewProbe probe(w, source);
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) {
+    throw_errno("open the workspace's upper layer", source.state.upper().string());
+  }
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
 
+  if (!request.paths.empty()) {
+    std::erase_if(changes, [&](const fuse::Change& c) {
+      return !within_any(c.path, request.paths) &&
+             !(c.kind == fuse::ChangeKind::Renamed && within_any(c.from, request.paths));
+    });
+  }
+  // Every present regular file is read (is it binary?), all at once: see probe_contents.
+  // Not one whose place withholds it whatever it holds (node_modules/, a virtual
+  // environment...: most of what an `npm install` writes): its content decides nothing, and
+  // if the person includes it, the patch reads it then.
+  std::vector<const std::string*> regular;
+  std::vector<size_t> probe_of(changes.size(), SIZE_MAX);
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const fuse::Change& c = changes[i];
+    bool held_by_place = c.from.empty() && filters::find_place(c.path) != nullptr;
+    if (c.kind != fuse::ChangeKind::Deleted && S_ISREG(c.mode) && !held_by_place) {
+      probe_of[i] = regular.size();
+      regular.push_back(&c.path);
+    }
+  }
+  std::vector<ContentProbe> probes = probe_contents(upper.get(), regular, request.keep_content);
+
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
-  size_t seen = 0;
-  for (auto& c : changes) {
-    if (progress && seen++ % 256 == 0) {
-      progress(seen - 1, changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (progress && i % 256 == 0) {
+      progress(i, changes.size());
     }
-    if (!request.paths.empty() && !within_any(c.path, request.paths) &&
-        !(c.kind == fuse::ChangeKind::Renamed && within_any(c.from, request.paths))) {
-      continue;
-    }
+    fuse::Change& c = changes[i];
+    ContentProbe* read = probe_of[i] == SIZE_MAX ? nullptr : &probes[probe_of[i]];
     filters::PathFacts f;
     f.type = change_type(c.kind);
     f.path = c.path;
@@ -108,15 +123,17 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     f.base_mode = c.base ? c.base->mode : 0;
     f.size = c.size;
     bool present = c.kind != fuse::ChangeKind::Deleted;
-    if (present && S_ISREG(c.mode)) {
-      f.binary = looks_binary(upper.get(), c.path);
+    if (read) {
+      f.binary = read->binary;
     }
     if (present && S_ISLNK(c.mode)) {
       f.symlink_target = reader.view(c.path).content;
       f.symlink_reach = probe.symlink_reach(c.path, f.symlink_target);
     }
     struct stat real_st {};
-    if (probe.lstat(c.path, real_st, ViewProbe::World::RealOnly)) {
+    if (c.real_mode) {
+      f.real_mode = *c.real_mode; // looked at while the changes were computed
+    } else if (probe.lstat(c.path, real_st, ViewProbe::World::RealOnly)) {
       f.real_mode = real_st.st_mode;
     }
     if (present && S_ISREG(c.mode) && (c.mode & 0111) && S_ISREG(f.real_mode) &&
@@ -141,6 +158,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     f.workspace_own = within_any(c.path, own);
     PlannedChange p;
     p.decision = filters::decide(f, config);
+    if (read && read->whole && p.decision.verdict != filters::Verdict::Blocked) {
+      p.view_content = std::move(read->content); // may transfer (or be included): kept
+    }
     p.change = std::move(c);
     plan.push_back(std::move(p));
   }
@@ -193,7 +213,8 @@ std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSourc
     bool exact = true;
     pair.before = reader.base(c, exact);
     if (c.kind != fuse::ChangeKind::Deleted) {
-      pair.after = reader.view(c.path);
+      pair.after = p.view_content ? gitbridge::BlobSide{git_mode(c.mode), *p.view_content}
+                                  : reader.view(c.path);
     }
     out.push_back(std::move(pair));
     if (base_exact) {

@@ -18,6 +18,9 @@ struct PlannedChange {
   fuse::Change change;
   filters::Decision decision;
   bool included = false; ///< withheld, but the person took it (--include)
+  /// The workspace's content of a regular file, read once while planning (PlanRequest::
+  /// keep_content, files that fit one read): diff and apply use these very bytes.
+  std::optional<std::string> view_content;
   bool transfers() const {
     return decision.verdict == filters::Verdict::Transfer ||
            decision.verdict == filters::Verdict::Flagged ||
@@ -41,6 +44,7 @@ struct PlanRequest {
   /// Look at these paths alone (fuse::compute_changes_at), e.g. what changed since a
   /// checkpoint: costs what they are, not what the workspace holds.
   std::optional<std::vector<std::string>> only;
+  bool keep_content = false;        ///< keep what was read of small files (view_content)
 };
 
 /// Told how many changes have their verdict, of how many, every few hundred, on the calling

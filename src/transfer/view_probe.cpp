@@ -106,20 +106,38 @@ std::optional<std::string> ViewProbe::readlink(const std::string& path, World wo
 }
 
 bool ViewProbe::ancestor_holds(const std::string& path, const char* name) {
-  for (size_t slash = path.find('/'); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    std::string dir = path.substr(0, slash);
-    std::string key = dir + '\0' + name;
-    auto it = m_holds.find(key);
-    if (it == m_holds.end()) {
-      struct stat st {};
-      it = m_holds.emplace(key, lstat(dir + "/" + name, st)).first;
-    }
-    if (it->second) {
-      return true;
-    }
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    return false;
   }
-  return false;
+  // One lookup for the path's directory, which answers for every directory above it too;
+  // a directory not asked before is looked at once, up to the first one already known.
+  std::string dir = path.substr(0, slash);
+  std::vector<std::string> unknown;
+  bool holds = false;
+  for (;;) {
+    std::string key = dir + '\0' + name;
+    if (auto it = m_holds.find(key); it != m_holds.end()) {
+      holds = it->second;
+      break;
+    }
+    struct stat st {};
+    if (lstat(dir + "/" + name, st)) {
+      holds = true;
+      m_holds.emplace(std::move(key), true);
+      break;
+    }
+    unknown.push_back(std::move(key));
+    size_t up = dir.rfind('/');
+    if (up == std::string::npos) {
+      break; // the top: nothing above holds it
+    }
+    dir.resize(up);
+  }
+  for (auto& key : unknown) {
+    m_holds.emplace(std::move(key), holds); // a directory below one that holds it, holds it
+  }
+  return holds;
 }
 
 SymlinkReach ViewProbe::resolve(const std::string& link, const std::string& target,

@@ -6,9 +6,9 @@
 
 #include <sys/stat.h>
 
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace ws {
 
@@ -38,7 +38,8 @@ private:
                                 World world) const;
   fuse::UniqueFd m_real;
   fuse::UniqueFd m_upper;
-  std::map<std::string, bool> m_holds; ///< "dir\0name" -> answer
+  /// "dir\0name" -> `name` stands in `dir` or a directory above it.
+  std::unordered_map<std::string, bool> m_holds;
 };
 
 } // namespace ws

@@ -220,6 +220,9 @@ TEST_CASE("apply: all-or-nothing - a new file whose parent is a file in the real
   REQUIRE(w.in_view("echo more >> README.md && mkdir out && echo n > out/new.txt").status == 0);
   repo.write("out", "the person's file\n");
   std::string before = repo.snapshot();
+  Run c = w.ws("apply --check"); // finds it too, without writing anything aside
+  CHECK(c.status != 0);
+  CHECK_MESSAGE(c.err.find("'out' is no longer a directory") != npos, c.err);
   Run a = w.ws("apply");
   CHECK(a.status != 0);
   CHECK(a.err.find("out") != npos);
@@ -241,6 +244,9 @@ TEST_CASE("apply: all-or-nothing - a directory that refuses the new file") {
       MESSAGE("skipped: cannot make a directory refuse writes here (chattr +i unsupported)");
       return;
     }
+    Run c = w.ws("apply --check"); // finds it too, without writing anything aside
+    CHECK(c.status == 1);
+    CHECK_MESSAGE(c.err.find("cannot write in directory (src)") != npos, c.err);
     Run a = w.ws("apply");
     CHECK(a.status == 1);
     CHECK(a.err.find("ws: error:") != npos);
@@ -273,11 +279,16 @@ TEST_CASE("apply: all-or-nothing - a full disk") {
   // Fill the disk, then free 1 MiB: README.md fits, the 6 MiB file does not.
   sh("(dd if=/dev/zero of=filler bs=64k 2>/dev/null; true) && truncate -s -1M filler", disk.path());
   std::string before = repo.snapshot();
+  Run c = w.ws("apply --check"); // reserves the space instead of writing each file aside
+  CHECK(c.status == 1);
+  CHECK_MESSAGE(c.err.find("No space left on device") != npos, c.err);
   Run a = w.ws("apply");
   CHECK(a.status == 1);
   CHECK(a.err.find("No space left on device") != npos);
   CHECK(repo.snapshot() == before);
   sh("rm -f filler", disk.path());
+  CHECK(w.ws("apply --check").status == 0);
+  CHECK(sh("ls -a | grep -c '^.ws-apply' || true", repo.path()).out == "0\n"); // reserve gone
   Run again = w.ws("apply");
   CHECK_MESSAGE(again.status == 0, again.err);
   CHECK(git_status(repo) == " M README.md\n?? gen.txt\n");

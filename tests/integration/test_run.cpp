@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -375,6 +376,37 @@ TEST_CASE("run: the end of a session prints a summary and saves a checkpoint") {
   Run named = other.ws("run -- sh -c 'echo n > n.txt'");
   CHECK(named.err.find("review: ws -w other diff    apply: ws -w other apply    "
                        "throw away: ws -w other reset") != npos);
+}
+
+TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Nothing folds: 150 new files and 150 new scripts (withheld, one per directory, so no
+  // directory is all one verdict) and 40 flagged Makefiles.
+  std::string make = "import os\n"
+                     "for i in range(150):\n"
+                     "    d = 'd%d' % i\n"
+                     "    os.makedirs(d)\n"
+                     "    open(d + '/f.txt', 'w').write('x')\n"
+                     "    open(d + '/run.sh', 'w').write('#!/bin/sh')\n"
+                     "    os.chmod(d + '/run.sh', 0o755)\n"
+                     "    if i < 40: open(d + '/Makefile', 'w').write('all:')\n";
+  REQUIRE(w.in_view("python3 -c " + q(make)).status == 0);
+  Run r = w.ws("run -- true");
+  INFO(r.err);
+  size_t from = r.err.find("ws: session ");
+  size_t to = r.err.find("review: ws diff");
+  REQUIRE(from != npos);
+  REQUIRE(to != npos);
+  std::string summary = r.err.substr(from, r.err.find('\n', to) + 1 - from);
+  CHECK(std::count(summary.begin(), summary.end(), '\n') <= 24);
+  CHECK(summary.find("340 changed paths") != npos);
+  // Each kind of verdict still shows, with how many more there are and where to see them.
+  CHECK(summary.find("  A  d0/f.txt\n") != npos);
+  CHECK(summary.find("FLAGGED") != npos);
+  CHECK(summary.find("WITHHELD") != npos);
+  CHECK(summary.find("new executable") != npos);
+  CHECK(summary.find(" more (ws status)\n") != npos);
 }
 
 TEST_CASE("run: ws run creates the workspace if needed") {

@@ -1,0 +1,168 @@
+// `ws apply --check`: what landing would meet in the real tree, found without writing every
+// file aside (RealTreeTransaction::check).
+#include "fuse/changes.hpp"
+#include "src/cli/error.hpp"
+#include "src/transfer/real_tree_writer.hpp"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+
+namespace ws {
+
+using fuse::UniqueFd;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int e,
+                       const std::string& hint) {
+  throw Error(what + " (" + path + "): " + std::strerror(e), hint);
+}
+
+std::string parent_of(const std::string& path) {
+  size_t cut = path.rfind('/');
+  return cut == std::string::npos ? std::string() : path.substr(0, cut);
+}
+
+} // namespace
+
+void RealTreeTransaction::check_directories(const std::vector<const Landing*>& landings,
+                                            uint64_t& new_dirs) {
+  // Every directory a landing needs, each once (a change of 200,000 files has a few
+  // thousand): parents sort before their children.
+  std::set<std::string> dirs;
+  for (const Landing* l : landings) {
+    if (!l->content.present()) {
+      continue; // a deletion needs nothing new
+    }
+    for (std::string d = parent_of(l->path); !d.empty() && dirs.insert(d).second;
+         d = parent_of(d)) {
+    }
+  }
+  new_dirs = 0;
+  std::set<std::string> missing;
+  for (const std::string& d : dirs) {
+    if (missing.count(parent_of(d))) {
+      missing.insert(d); // below a directory that is to be made
+      ++new_dirs;
+      continue;
+    }
+    UniqueFd fd(fuse::open_beneath(m_root.get(), d, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    if (fd) {
+      continue;
+    }
+    if (errno == ENOENT) {
+      missing.insert(d);
+      ++new_dirs;
+      continue;
+    }
+    // A symlink or a file in the way: the walk commit makes says which, as commit would.
+    int e = errno;
+    std::string leaf;
+    open_parent(d + "/x", false, leaf);
+    fail("cannot open directory", d, e, "nothing was changed in the real tree");
+  }
+  // Each existing directory a file lands in, leaves, or where a missing one is made, is
+  // writable (commit renames there).
+  std::map<std::string, bool> written_in; // directory -> only deletions leave it
+  for (const Landing* l : landings) {
+    std::string d = parent_of(l->path);
+    while (missing.count(d)) {
+      d = parent_of(d);
+    }
+    auto [it, added] = written_in.emplace(d, !l->content.present());
+    it->second = it->second && !l->content.present();
+  }
+  for (const auto& [d, deletions_only] : written_in) {
+    UniqueFd fd(d.empty() ? ::fcntl(m_root.get(), F_DUPFD_CLOEXEC, 0)
+                          : fuse::open_beneath(m_root.get(), d, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    if (!fd && deletions_only && (errno == ENOENT || errno == ENOTDIR)) {
+      continue; // what was to be deleted is gone already: commit skips it
+    }
+    if (!fd || ::faccessat(fd.get(), "", W_OK, AT_EACCESS | AT_EMPTY_PATH) != 0) {
+      fail("cannot write in directory", d.empty() ? m_root_path.string() : d, errno,
+           "nothing was changed in the real tree");
+    }
+  }
+}
+
+void RealTreeTransaction::check_space(uint64_t blocks, uint64_t block_size, uint64_t inodes) {
+  struct statvfs sv {};
+  if (::fstatvfs(m_staging.get(), &sv) == 0 && sv.f_files > 0 && sv.f_favail < inodes) {
+    throw Error("not enough free inodes in the real tree's filesystem for " +
+                    std::to_string(inodes) + " new files and directories (" +
+                    std::to_string(sv.f_favail) + " left)",
+                "free some; nothing was changed in the real tree");
+  }
+  if (blocks == 0) {
+    return;
+  }
+  // One file as large as all of them: the filesystem says now what writing them would.
+  const char* name = "reserve";
+  UniqueFd fd(
+      ::openat(m_staging.get(), name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) {
+    fail("cannot write the new versions", m_staging_name, errno,
+         "nothing was changed in the real tree");
+  }
+  int rc = ::fallocate(fd.get(), 0, 0, static_cast<off_t>(blocks * block_size));
+  int e = errno;
+  fd.reset();
+  ::unlinkat(m_staging.get(), name, 0);
+  if (rc != 0 && (e == EOPNOTSUPP || e == ENOSYS)) {
+    throw std::system_error(e, std::generic_category(), "fallocate"); // caller stages instead
+  }
+  if (rc != 0) {
+    fail("cannot write the new versions", m_staging_name, e,
+         e == ENOSPC || e == EDQUOT ? "free some space; nothing was changed in the real tree"
+                                    : "nothing was changed in the real tree");
+  }
+}
+
+void RealTreeTransaction::check(const std::vector<const Landing*>& landings) {
+  struct statvfs sv {};
+  if (::fstatvfs(m_staging.get(), &sv) != 0) {
+    fail("cannot look at the real tree's filesystem", m_root_path.string(), errno,
+         "nothing was changed in the real tree");
+  }
+  const uint64_t block = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+  rlimit fsize{};
+  ::getrlimit(RLIMIT_FSIZE, &fsize);
+  uint64_t blocks = 0, inodes = 0;
+  for (const Landing* l : landings) {
+    check_landing_path(l->path);
+    if (!l->content.present()) {
+      continue;
+    }
+    const uint64_t size = l->content.content.size();
+    if (fsize.rlim_cur != RLIM_INFINITY && size > fsize.rlim_cur) {
+      fail("cannot write the new version of", l->path, EFBIG,
+           "raise the file size limit (ulimit -f); nothing was changed in the real tree");
+    }
+    // What staging takes: whole blocks per file; a symlink's target beyond what the inode
+    // holds takes one.
+    blocks += l->content.mode == gitbridge::GitMode::Symlink ? (size > 59 ? 1 : 0)
+                                                             : (size + block - 1) / block;
+    ++inodes;
+  }
+  uint64_t new_dirs = 0;
+  check_directories(landings, new_dirs);
+  try {
+    check_space(blocks + new_dirs, block, inodes + new_dirs);
+  } catch (const std::system_error&) {
+    for (const Landing* l : landings) { // no way to reserve: write them aside after all
+      stage(*l);
+    }
+  }
+}
+
+} // namespace ws
