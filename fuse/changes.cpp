@@ -1,5 +1,6 @@
 #include "fuse/changes.hpp"
 
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/system_error.hpp"
 #include "fuse/unique_fd.hpp"
 
@@ -77,8 +78,9 @@ struct UpperObject {
 
 class ChangeScanner {
 public:
-  ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout)
-      : m_meta(layout.meta_db(), Db::Mode::ReadOnly),
+  ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
+                ChangeScope scope)
+      : m_scope(scope), m_meta(layout.meta_db(), Db::Mode::ReadOnly),
         m_lower(::open(lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
         m_upper(::open(layout.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
     if (!m_lower) {
@@ -87,7 +89,11 @@ public:
     if (!m_upper) {
       throw_errno("open upper layer", layout.upper().string());
     }
-    for (auto& [path, meta] : m_meta.subtree("")) {
+    m_private_git = agent_git_source(m_meta).has_value();
+    for (auto& [path, meta] : m_meta.subtree(m_scope == ChangeScope::AgentGit ? ".git" : "")) {
+      if (m_private_git && m_scope == ChangeScope::Work && in_agent_git(path)) {
+        continue; // the agent's git: one line about it, not a change per file
+      }
       m_records.emplace(path, meta);
     }
   }
@@ -95,6 +101,9 @@ public:
   // Flat sorted vectors, not maps: an agent may leave hundreds of thousands of new files,
   // and a node and a string copy per file per map was most of the time.
   std::vector<Change> scan() {
+    if (m_scope == ChangeScope::AgentGit && !m_private_git) {
+      return {};
+    }
     walk_upper();
     auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
     std::sort(m_upper_files.begin(), m_upper_files.end(), by_path);
@@ -103,6 +112,9 @@ public:
       classify_upper(obj);
     }
     for (auto& [path, meta] : m_records) {
+      if (m_scope == ChangeScope::AgentGit && path == ".git") {
+        continue; // opaque over the real .git: what it hides is the person's, not deleted
+      }
       if ((meta.whiteout || meta.opaque) && !created_by_agent(path)) {
         collect_hidden_lower(path);
       }
@@ -129,7 +141,17 @@ private:
   /// most: the agent may nest directories deeper than any stack, and make more of them
   /// than a process may hold open (`ulimit -n`).
   void walk_upper() {
-    std::vector<std::string> todo{std::string()};
+    if (m_scope == ChangeScope::AgentGit) {
+      struct stat st {};
+      if (::fstatat(m_upper.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        return; // the agent removed its git directory
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        m_upper_files.push_back({".git", st.st_mode, static_cast<uint64_t>(st.st_size)});
+        return; // ... and put a file there (a gitdir: redirect)
+      }
+    }
+    std::vector<std::string> todo{m_scope == ChangeScope::AgentGit ? ".git" : ""};
     std::string last_path; // the directory read last, still open: its subdirectories are
     UniqueFd last;         // opened from it, not walked again from the top
     while (!todo.empty()) {
@@ -153,6 +175,9 @@ private:
       while (dirent* e = ::readdir(d)) {
         if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
           continue;
+        }
+        if (m_private_git && dir.empty() && std::strcmp(e->d_name, ".git") == 0) {
+          continue; // the agent's git (ChangeScope)
         }
         struct stat st {};
         if (::fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -252,6 +277,9 @@ private:
     const std::string& path = obj.path;
     const PathMeta* rec = record(path);
     std::optional<Identity> base = rec && rec->base ? rec->base : lower_identity(path);
+    if (m_scope == ChangeScope::AgentGit && !(rec && rec->base) && !below_shared_git_dir(path)) {
+      base.reset(); // not copied when the state was made: the agent's git made it
+    }
     if (created_by_agent(path)) {
       base.reset();
     }
@@ -375,6 +403,18 @@ private:
     m_deleted.resize(kept);
   }
 
+  static bool below_shared_git_dir(const std::string& path) {
+    for (size_t slash = path.find('/'); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      if (shared_git_dir(std::string_view(path).substr(0, slash))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  ChangeScope m_scope;
+  bool m_private_git = false;
   MetaStore m_meta;
   UniqueFd m_lower;
   UniqueFd m_upper;
@@ -391,8 +431,8 @@ private:
 } // namespace
 
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
-                                    const WorkspaceLayout& layout) {
-  return ChangeScanner(lower_dir, layout).scan();
+                                    const WorkspaceLayout& layout, ChangeScope scope) {
+  return ChangeScanner(lower_dir, layout, scope).scan();
 }
 
 } // namespace ws::fuse

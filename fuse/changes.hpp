@@ -35,10 +35,21 @@ struct Change {
   bool unseen = false;
 };
 
+/// Which changes compute_changes lists.
+enum class ChangeScope {
+  /// The working tree: everything but the agent's private git state (`.git`, described by
+  /// one line about the agent's git instead; docs/agent-git.md). A workspace without a
+  /// private git state lists its `.git` changes here, as it always did.
+  Work,
+  /// Only the files of the agent's private git state that changed since it was made.
+  AgentGit,
+};
+
 /// Computes the workspace's changes from its files alone: the upper layer, meta.db and the
 /// real tree. Needs no daemon; costs O(changed paths), not O(repository). Sorted by path.
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
-                                    const WorkspaceLayout& layout);
+                                    const WorkspaceLayout& layout,
+                                    ChangeScope scope = ChangeScope::Work);
 
 /// Opens `rel` below `root` without following any symlink on the way (openat2
 /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the last component may be a symlink (O_PATH).

@@ -1,8 +1,14 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 
 namespace ws::fuse {
+
+/// The largest base whose content a workspace keeps in bases/ (docs/agent-git.md, "Bases"):
+/// above it only the identity (and, on copy-up, the hash) is kept.
+inline constexpr off_t k_base_content_limit = 100ll << 20;
 
 /// Where a workspace keeps its state, all under one directory outside the project:
 ///   upper/        the agent's writes (a real directory tree)

@@ -10,6 +10,9 @@
 namespace ws {
 
 int cmd_log(const Context& ctx, const LogOptions& options) {
+  if (options.commits) {
+    return cmd_log_commits(ctx, options);
+  }
   Workspace w = ctx.ws();
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");

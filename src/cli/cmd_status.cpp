@@ -6,6 +6,7 @@
 #include "src/cli/text.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,6 +59,12 @@ std::vector<std::string_view> fold_dirs(const std::vector<PlannedChange>& plan) 
   }
   return out;
 }
+/// `ws status --verbose`: the files of the agent's git that changed since it was made.
+void print_agent_git_files(const Workspace& w) {
+  for (const auto& c : fuse::compute_changes(w.repo, w.layout, fuse::ChangeScope::AgentGit)) {
+    std::printf("%c %s  (the agent's git)\n", static_cast<char>(c.kind), display_path(c).c_str());
+  }
+}
 } // namespace
 
 int cmd_status(const Context& ctx, bool json, bool verbose) {
@@ -98,6 +105,13 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
     return 0;
   }
   bool color = use_color("auto", STDOUT_FILENO);
+  // The agent's git in one line (its files with --verbose), and whether the person moved on.
+  for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
+    std::printf("%s\n", line.c_str());
+  }
+  if (verbose) {
+    print_agent_git_files(w);
+  }
   std::vector<std::string_view> folds;
   if (!verbose && plan.size() > k_fold_above) {
     folds = fold_dirs(plan);

@@ -15,6 +15,7 @@
 #include "src/run/user_network.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <sys/random.h>
@@ -103,6 +104,9 @@ void print_summary(const Workspace& w, const std::string& session, int status,
     std::fprintf(stderr, "; checkpoint %u saved", cp->id);
   }
   std::fprintf(stderr, "\n");
+  for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
+    std::fprintf(stderr, "ws: %s\n", line.c_str()); // its git in one line
+  }
   if (plan.empty()) {
     std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
     return;

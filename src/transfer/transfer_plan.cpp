@@ -2,10 +2,12 @@
 // repository and the view, then one verdict per path from filters/.
 #include "src/transfer/transfer_plan.hpp"
 
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/system_error.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
+#include "src/transfer/agent_git_facts.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
@@ -86,6 +88,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
+  AgentGitFacts agent_git(source, changes, reader); // its git, its .gitignore files
 
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
@@ -133,6 +136,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
                            (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);
+    agent_git.fill(c, f);
     PlannedChange p;
     p.decision = filters::decide(f, config);
     p.change = std::move(c);
@@ -140,6 +144,10 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   }
 
   for (const auto& inc : request.include) {
+    if (fuse::in_agent_git(inc)) {
+      throw Error("'" + inc + "' cannot be included: never transferred: the agent's git is its own",
+                  "land the agent's commits as commits with 'ws apply --commits'");
+    }
     bool matched = false;
     for (auto& p : plan) {
       bool hit = fuse::path_within(p.change.path, inc) ||
