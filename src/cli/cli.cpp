@@ -5,6 +5,7 @@
 #include "src/cli/error.hpp"
 #include "src/cli/logging.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/profile/cmd_profile.hpp"
 #include "src/review/review_session.hpp"
 
 #include <CLI/CLI.hpp>
@@ -71,6 +72,8 @@ int run_cli(int argc, char** argv) {
   c_log->add_option("--session", log.session, "Only what this 'ws run' session wrote")
       ->type_name("ID");
   c_log->add_flag("--commits", log.commits, "The agent's commits: id, author, message, files");
+  c_log->add_flag("--verbose", log.verbose,
+                  "Also the thread that asked, where it is not the process");
 
   DiffOptions diff;
   unsigned diff_checkpoint = 0;
@@ -160,8 +163,10 @@ int run_cli(int argc, char** argv) {
         ->type_name("NAME[=VALUE]");
     c->add_option("--network", run.network,
                   "on (default: a private network namespace with an outside route, no host "
-                  "loopback or socket), or off (only a private loopback)")
-        ->check(CLI::IsMember({"on", "off"}));
+                  "loopback or socket), off (only a private loopback), allow:HOST,... (only "
+                  "these hosts, through ws's proxy; *.domain, HOST:PORT), or host (this "
+                  "machine's network: loud)")
+        ->type_name("MODE");
     c->add_option("--max-disk", run.max_disk,
                   "Cap what the workspace's writes may take on disk (e.g. 10G; then ENOSPC)")
         ->type_name("SIZE");
@@ -169,6 +174,10 @@ int run_cli(int argc, char** argv) {
                   "At most N processes in the session (default 1024; a fork bomb gets EAGAIN)")
         ->type_name("N")
         ->check(CLI::PositiveNumber);
+    c->add_option("--profile", run.profile,
+                  "The agent profile (default: the one whose command the agent is; 'none': "
+                  "none). ws profile list shows them")
+        ->type_name("NAME");
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
     // -w, -C and -v work in any position before the agent's command (they fall through
@@ -185,6 +194,25 @@ int run_cli(int argc, char** argv) {
                 "options could be taken for ws's.\n-w NAME and -C DIR may stand anywhere before "
                 "COMMAND. The sandbox and its threat model: docs/run.md.");
 
+  ProfileOptions profile;
+  auto* c_profile = app.add_subcommand(
+      "profile", "Agent profiles: list, show, and the config layer's changes (diff, reset)");
+  c_profile->require_subcommand(1);
+  c_profile->add_subcommand("list", "List the profiles: commands, config directories, hosts");
+  c_profile->add_subcommand("show", "Everything a profile sets, and where its layer lives")
+      ->add_option("name", profile.name, "The profile")
+      ->required();
+  auto* c_profile_diff = c_profile->add_subcommand(
+      "diff", "What the agent changed in its config layer, with verdicts (hooks, MCP servers...)");
+  c_profile_diff->add_option("name", profile.name, "The profile")->required();
+  c_profile_diff->add_flag("--json", profile.json, "Machine-readable output");
+  c_profile_diff->add_flag("--all", profile.all,
+                           "Also list the changes with no verdict (logins, transcripts...)");
+  auto* c_profile_reset = c_profile->add_subcommand(
+      "reset", "Throw away the layer's changes (all, or at or below PATH); undoable");
+  c_profile_reset->add_option("name", profile.name, "The profile")->required();
+  c_profile_reset->add_option("path", profile.paths, "Only at or below these paths");
+
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
   c_daemon->add_option("--workspace-dir", daemon.workspace_dir)->required();
@@ -198,10 +226,29 @@ int run_cli(int argc, char** argv) {
   // hand it to the top-level app, which takes no extra arguments).
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> after_dashes;
+  std::string run_profile;
   auto dashes = std::find(args.begin(), args.end(), "--");
-  if (dashes != args.end() && std::find(args.begin(), dashes, "run") != dashes) {
-    after_dashes.assign(dashes + 1, args.end());
-    args.erase(dashes, args.end());
+  if (auto at = std::find(args.begin(), dashes, "run"); at != dashes) {
+    // The agent's command starts at the first word after "run" that is not one of ws's
+    // options (CLI11 would hand it to the top level, which takes none): `ws run claude -p
+    // x`, `ws run -- claude`, and `ws run NAME -- ARGS` for a profile by name.
+    static const std::vector<std::string> k_valued{
+        "--writable",  "--read",    "--env", "--network",   "--max-disk",
+        "--max-procs", "--profile", "-w",    "--workspace", "-C"};
+    auto it = at + 1;
+    while (it != dashes && it->size() > 1 && (*it)[0] == '-') {
+      bool valued = std::find(k_valued.begin(), k_valued.end(), *it) != k_valued.end();
+      it += valued && it + 1 != dashes ? 2 : 1;
+    }
+    if (it == dashes && dashes != args.end()) {
+      after_dashes.assign(dashes + 1, args.end());
+    } else if (it != dashes && dashes != args.end() && it + 1 == dashes) {
+      run_profile = *it; // `NAME -- ARGS`
+      after_dashes.assign(dashes + 1, args.end());
+    } else if (it != args.end() && it != dashes) {
+      after_dashes.assign(it, args.end());
+    }
+    args.erase(it, args.end());
   }
   std::reverse(args.begin(), args.end()); // CLI11 takes a vector in reverse order
   try {
@@ -214,6 +261,10 @@ int run_cli(int argc, char** argv) {
     return run_daemon(daemon);
   }
   setup_cli_logging(verbosity);
+  if (*c_profile) { // no repository needed
+    profile.action = c_profile->get_subcommands().front()->get_name();
+    return cmd_profile(profile);
+  }
   Context ctx = make_context(dir, workspace);
   if (*c_new) {
     return cmd_new(ctx, new_name);
@@ -276,8 +327,19 @@ int run_cli(int argc, char** argv) {
   }
   if (*c_run || *c_shell) {
     if (*c_run) {
-      run.command = after_dashes.empty() ? c_run->remaining() : after_dashes;
-      if (run.command.empty()) {
+      run.command = after_dashes;
+      // `ws run codex -- exec "..."`: a profile by name, the agent's own arguments after --.
+      if (!run_profile.empty()) {
+        if (!run.profile.empty()) {
+          throw Error("ws run: a profile by name (" + run_profile +
+                          ") and --profile=" + run.profile,
+                      "name one: ws run [OPTIONS] PROFILE -- ARGS, or ws run --profile=NAME -- "
+                      "COMMAND");
+        }
+        run.profile = run_profile;
+        run.profile_command = true;
+      }
+      if (run.command.empty() && !run.profile_command) {
         throw Error("ws run needs the agent's command: ws run [OPTIONS] [--] COMMAND [ARGS...]",
                     "for an interactive shell use 'ws shell'");
       }

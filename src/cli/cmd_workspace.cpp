@@ -52,6 +52,7 @@ int cmd_list(const Context& ctx) {
     const char* state = s.state == ViewState::Mounted    ? "mounted"
                         : s.state == ViewState::Starting ? "starting"
                         : s.state == ViewState::Stale    ? "stale (daemon died)"
+                        : s.state == ViewState::Detached ? "detached (in use)"
                                                          : "not mounted";
     size_t changes = count_changes(w);
     std::printf("%c %-16s %-20s %zu changed path%s", name == ctx.workspace ? '*' : ' ',

@@ -58,6 +58,10 @@ std::string plural(size_t n, const char* one, const char* many) {
 } // namespace
 
 void init_agent_git(const Workspace& w) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(w.repo / ".git", ec))) {
+    return; // not a git working tree (an agent profile's config directory): no git to copy
+  }
   fuse::UniqueFd lock(::open(w.layout.lock_file().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
     return; // a daemon serves it: it has what it has

@@ -26,7 +26,8 @@ struct AgentGitStart {
   std::filesystem::path common_dir; ///< the real repository's common git directory
 };
 
-/// Makes the private git state of a workspace that has none (at `ws new`, and at the first
+/// Makes the private git state of a workspace that has none (and whose directory is a git
+/// working tree: an agent profile's config layer is not) (at `ws new`, and at the first
 /// mount of a workspace made before private states), records its start and pins it. No
 /// daemon may serve the workspace (it holds daemon.lock meanwhile; a served workspace is
 /// left alone).
