@@ -110,35 +110,32 @@ std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree
   return out;
 }
 
-/// Copies into `own` (the target's own objects) every object of tree `id` it lacks, reading
-/// through `all`. Written to `own` itself: a write through `all` is a no-op for an object an
-/// alternate (the agent's objects) already has, so nothing would be copied.
-void copy_missing(git_odb* own, git_odb* all, const git_oid& id) {
+/// Copies into `own` (the target's object database) every object of tree `id` it lacks,
+/// reading them from `from` (the agent's objects over the real ones). Children first, so a
+/// tree `own` has is complete: an unchanged subtree is skipped at once, and the copy costs
+/// what the agent changed, not the size of the tree.
+void copy_missing(git_odb* own, git_odb* from, git_repository* from_repo, const git_oid& id) {
   if (git_odb_exists(own, &id)) {
-    return; // a tree there has everything below it there too
+    return;
   }
   git_odb_object* raw = nullptr;
-  git_check(git_odb_read(&raw, all, &id), "read object " + hex(&id));
+  git_check(git_odb_read(&raw, from, &id), "read object " + hex(&id));
   GitPtr<git_odb_object, git_odb_object_free> obj(raw);
+  if (git_odb_object_type(obj.get()) == GIT_OBJECT_TREE) {
+    git_tree* t = nullptr;
+    git_check(git_tree_lookup(&t, from_repo, &id), "read tree " + hex(&id));
+    TreePtr tree(t);
+    for (size_t i = 0; i < git_tree_entrycount(tree.get()); ++i) {
+      const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
+      if (git_tree_entry_filemode(e) != GIT_FILEMODE_COMMIT) {
+        copy_missing(own, from, from_repo, *git_tree_entry_id(e));
+      }
+    }
+  }
   git_oid written;
   git_check(git_odb_write(&written, own, git_odb_object_data(obj.get()),
                           git_odb_object_size(obj.get()), git_odb_object_type(obj.get())),
             "copy object " + hex(&id));
-  if (git_odb_object_type(obj.get()) != GIT_OBJECT_TREE) {
-    return;
-  }
-  git_tree* t = nullptr;
-  git_repository* repo = nullptr;
-  git_check(git_repository_wrap_odb(&repo, all), "read tree " + hex(&id));
-  RepoPtr wrapped(repo);
-  git_check(git_tree_lookup(&t, wrapped.get(), &id), "read tree " + hex(&id));
-  TreePtr tree(t);
-  for (size_t i = 0; i < git_tree_entrycount(tree.get()); ++i) {
-    const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
-    if (git_tree_entry_filemode(e) != GIT_FILEMODE_COMMIT) {
-      copy_missing(own, all, *git_tree_entry_id(e));
-    }
-  }
 }
 
 SignaturePtr signature_of(const git_signature* s) {
@@ -178,24 +175,16 @@ std::vector<CommitChange> tree_changes(const std::filesystem::path& repo_path,
 
 ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
                             const std::vector<ReplayCommit>& commits, const std::string& onto) {
+  // The target's own object database only: with the agent's objects as an alternate, a write
+  // of an object they hold would be skipped (libgit2 freshens it there instead), leaving the
+  // target's trees incomplete. What a commit needs is copied in first.
   RepoPtr repo = open_repo(target.repo);
-  git_odb* raw_all = nullptr;
-  git_check(git_repository_odb(&raw_all, repo.get()), "open the object database");
-  OdbPtr all(raw_all);
   git_odb* raw_own = nullptr;
-  std::filesystem::path own_dir =
-      std::filesystem::path(git_repository_commondir(repo.get())) / "objects";
-  git_check(git_odb_open(&raw_own, own_dir.c_str()), "open " + own_dir.string());
+  git_check(git_repository_odb(&raw_own, repo.get()), "open the object database");
   OdbPtr own(raw_own);
-  // The agent's objects, readable, never written to (alternates are not).
-  std::filesystem::path agent_objects = agent.objects_dir();
-  git_odb_backend* loose = nullptr;
-  git_check(git_odb_backend_loose(&loose, agent_objects.c_str(), -1, 0, 0, 0),
-            "open the agent's objects");
-  git_check(git_odb_add_alternate(all.get(), loose, 0), "add the agent's objects");
-  git_odb_backend* pack = nullptr;
-  git_check(git_odb_backend_pack(&pack, agent_objects.c_str()), "open the agent's packs");
-  git_check(git_odb_add_alternate(all.get(), pack, 0), "add the agent's packs");
+  git_odb* raw_from = nullptr;
+  git_check(git_repository_odb(&raw_from, agent.repo()), "open the agent's objects");
+  OdbPtr from(raw_from);
 
   SignaturePtr person;
   if (target.person_commits) {
@@ -207,14 +196,20 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
   CommitPtr current = lookup_commit(repo.get(), onto);
   for (size_t i = 0; i < commits.size(); ++i) {
     const ReplayCommit& rc = commits[i];
-    CommitPtr c = lookup_commit(repo.get(), rc.info.id);
-    TreePtr theirs = tree_of(c.get());
+    CommitPtr c = lookup_commit(agent.repo(), rc.info.id);
+    auto tree_here = [&](const git_oid* id) {
+      copy_missing(own.get(), from.get(), agent.repo(), *id);
+      git_tree* t = nullptr;
+      git_check(git_tree_lookup(&t, repo.get(), id), "read tree " + hex(id));
+      return TreePtr(t);
+    };
+    TreePtr theirs = tree_here(git_commit_tree_id(c.get()));
     TreePtr base;
     if (git_commit_parentcount(c.get()) > 0) {
       git_commit* p = nullptr;
       git_check(git_commit_parent(&p, c.get(), 0), "read the parent of " + short_id(rc.info.id));
       CommitPtr parent(p);
-      base = tree_of(parent.get());
+      base = tree_here(git_commit_tree_id(parent.get()));
     }
     if (!rc.exclude.empty()) {
       // Left out: each excluded path keeps its parent's entry.
@@ -274,7 +269,6 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
       out.ids.emplace_back(); // nothing of it is left to land
       continue;
     }
-    copy_missing(own.get(), all.get(), tree_id);
     git_tree* t = nullptr;
     git_check(git_tree_lookup(&t, repo.get(), &tree_id), "read a tree");
     TreePtr tree(t);

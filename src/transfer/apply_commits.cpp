@@ -145,9 +145,8 @@ int cmd_apply_commits(const Context& ctx, const ApplyOptions& o) {
                     (person.ref.empty() ? std::string("HEAD")
                                         : gitbridge::AgentHead{person.ref, ""}.branch()) +
                     ": it conflicts in " + files + "; nothing was applied",
-                "land everything as one change with 'ws apply' (per-file 3-way, conflicts shown), "
-                "or bring the workspace onto your branch with 'ws sync' and let the agent "
-                "rebase");
+                "land everything as one change with 'ws apply' (per-file 3-way, conflicts "
+                "shown, --conflicts=markers to resolve them in your tree)");
   }
 
   // 2. The working tree: what the commits change, merged with the person's uncommitted edits.

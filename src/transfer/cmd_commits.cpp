@@ -48,7 +48,11 @@ std::string from_line(const CommitsPlan& plan) {
   std::string where = plan.start.start_ref.empty()
                           ? std::string("a detached HEAD")
                           : gitbridge::AgentHead{plan.start.start_ref, ""}.branch();
-  return visible_text(where) + "@" + gitbridge::short_id(plan.from);
+  std::string line = visible_text(where) + "@" + gitbridge::short_id(plan.start.start);
+  if (plan.from != plan.start.start) {
+    line += ", landed up to its " + gitbridge::short_id(plan.from);
+  }
+  return line;
 }
 
 std::vector<gitbridge::FilePair> commit_pairs(const PlannedCommit& pc) {

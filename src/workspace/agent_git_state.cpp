@@ -242,8 +242,9 @@ std::vector<std::string> agent_git_lines(const Workspace& w, const AgentGitSumma
     out.push_back("your HEAD: " + ahead + " the workspace began (" +
                   gitbridge::short_id(s.base.empty() ? std::string("0000000") : s.base) + " -> " +
                   gitbridge::short_id(s.person_head) +
-                  "); files the agent did not touch show yours; bring its work onto it with 'ws" +
-                  wflag + " sync'");
+                  "); files the agent did not touch show yours (its git sees them changed); "
+                  "'ws" +
+                  wflag + " apply' merges its work with yours per file");
   }
   return out;
 }
