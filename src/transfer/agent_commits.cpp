@@ -111,8 +111,7 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
                 "it was made before ws kept one; 'ws diff' shows everything the agent changed");
   }
   plan.start = *start;
-  plan.git =
-      std::make_unique<gitbridge::AgentGit>(source.state.upper() / ".git", start->common_dir);
+  plan.git = std::make_unique<gitbridge::AgentGit>(source.state.agent_git_dir(), start->common_dir);
   plan.head = plan.git->head();
   plan.from = agent_new_from(*start, *plan.git);
   if (plan.head.id.empty()) {

@@ -35,7 +35,7 @@ AgentGitFacts::AgentGitFacts(const StateSource& source, const std::vector<fuse::
     return;
   }
   try {
-    m_git = std::make_unique<gitbridge::AgentGit>(source.state.upper() / ".git", start->common_dir);
+    m_git = std::make_unique<gitbridge::AgentGit>(source.state.agent_git_dir(), start->common_dir);
     m_start = start->start;
     m_start_index = start->start_index;
     m_head = m_git->head().id;

@@ -90,7 +90,7 @@ void record_agent_start(const Workspace& w) {
     pin_id = new_pin_id(w.name);
     meta.set_info(k_pin, pin_id);
   }
-  gitbridge::AgentGit git(w.layout.upper() / ".git", source->common_dir);
+  gitbridge::AgentGit git(w.layout.agent_git_dir(), source->common_dir);
   gitbridge::AgentHead head = git.head();
   std::vector<std::string> ids;
   for (const auto& [name, id] : git.refs()) {
@@ -98,7 +98,7 @@ void record_agent_start(const Workspace& w) {
   }
   gitbridge::pin_objects(w.repo, pin_id, ids);
   std::optional<std::string> index =
-      gitbridge::pin_index(w.repo, pin_id, w.layout.upper() / ".git" / "index", head.id);
+      gitbridge::pin_index(w.repo, pin_id, w.layout.agent_git_dir() / "index", head.id);
   meta.set_info(k_start, head.id);
   meta.set_info(k_start_index, index.value_or(""));
   meta.set_info(k_start_ref, head.ref);
@@ -157,7 +157,7 @@ gitbridge::AgentGit open_agent_git(const Workspace& w, const fuse::WorkspaceLayo
     throw Error("workspace '" + w.name + "' has no git state of its own",
                 "it was made before ws kept one: make a new workspace for the agent's git");
   }
-  return gitbridge::AgentGit(state.upper() / ".git", start->common_dir);
+  return gitbridge::AgentGit(state.agent_git_dir(), start->common_dir);
 }
 
 AgentGitSummary agent_git_summary(const Workspace& w) {
@@ -181,7 +181,7 @@ AgentGitSummary agent_git_summary(const Workspace& w) {
     // the real repository is what it is; the agent's line still says something
   }
   try {
-    gitbridge::AgentGit git(w.layout.upper() / ".git", start->common_dir);
+    gitbridge::AgentGit git(w.layout.agent_git_dir(), start->common_dir);
     s.head = git.head();
     if (s.head.id.empty() && s.head.ref.empty()) {
       s.readable = false;
