@@ -180,6 +180,36 @@ bool at_or_below(std::string_view path, std::string_view dir, bool casefold) {
   return true;
 }
 
+bool gitignore_ignores(std::string_view rules, std::string_view rel_path) {
+  bool ignored = false;
+  size_t start = 0;
+  while (start < rules.size()) {
+    size_t end = rules.find('\n', start);
+    std::string_view line =
+        rules.substr(start, (end == std::string_view::npos ? rules.size() : end) - start);
+    start = end == std::string_view::npos ? rules.size() : end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+      if (line.size() >= 2 && line[line.size() - 2] == '\\' && line.back() == ' ') {
+        break; // an escaped trailing space stays
+      }
+      line.remove_suffix(1);
+    }
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    bool negate = line.front() == '!';
+    if (negate) {
+      line.remove_prefix(1);
+    } else if (line.front() == '\\' && line.size() > 1 && (line[1] == '#' || line[1] == '!')) {
+      line.remove_prefix(1);
+    }
+    if (!line.empty() && matches_with(line, rel_path, {})) {
+      ignored = !negate;
+    }
+  }
+  return ignored;
+}
+
 bool matches(const std::string& pattern, const std::string& path) {
   return matches_with(pattern, path, {}); // case-sensitive, as git on Linux
 }

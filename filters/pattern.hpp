@@ -46,6 +46,12 @@ std::optional<CompiledPattern> compile_pattern(std::string_view pattern);
 bool matches_split(const CompiledPattern& pattern, const std::vector<std::string>& parts,
                    MatchOptions options);
 
+/// True when the rules of a `.gitignore` file (`rules`: its text) ignore `rel_path`, a path
+/// relative to that file's directory: comments and blank lines skipped, `!` re-includes, the
+/// last matching rule wins, patterns as `matches()` takes them (a match of a directory above
+/// the path ignores it too). Used for ignore files the agent wrote (policy.md).
+bool gitignore_ignores(std::string_view rules, std::string_view rel_path);
+
 /// `path` is `dir` or lies below it, component by component (`casefold` as above).
 bool at_or_below(std::string_view path, std::string_view dir, bool casefold);
 

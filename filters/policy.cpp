@@ -238,6 +238,12 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
   if (f.gitlink) {
     return "submodule pointer";
   }
+  // Undoing the person's work comes first: it is what a person must never miss.
+  if (!f.undoes_commit.empty()) {
+    return "undoes your commit " + shown(f.undoes_commit) +
+           ", which the agent's git reset or rebased away";
+  }
+
   if (auto why = in_hooks_path(f, config.hooks_path)) {
     return why; // deletions too: removing a hook can remove a check the person relies on
   }
@@ -276,6 +282,14 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
   }
   if (f.ignored) {
     return "ignored by the real repository";
+  }
+  if (f.restores_start) {
+    return deleted ? "not tracked by the agent's git, which removed it (git clean?): kept yours"
+                   : "the agent's git put back the version it started from over your edit "
+                     "(git checkout, stash, reset): kept yours";
+  }
+  if (f.ignored_by_agent && !deleted) {
+    return "ignored by a .gitignore the agent wrote";
   }
   if (deleted) {
     return std::nullopt; // deleting is safe: content, mode and type rules do not apply

@@ -65,6 +65,16 @@ struct PathFacts {
   /// (`env/`, `.tox/py311/`). Leave false if unknown: `.venv/`, `venv/` and `pyvenv.cfg`
   /// itself are recognised by name.
   bool in_python_env = false;
+  /// A `.gitignore` the agent added or changed ignores this new path (it can only withhold:
+  /// what the real repository ignores is `ignored`, whatever the agent wrote).
+  bool ignored_by_agent = false;
+  /// The agent's git put back the version it started from over a change the person made
+  /// since (`git checkout -- FILE`, `stash`, `reset --hard`), or removed a file it never
+  /// tracked (`git clean`): landing it would undo the person's work.
+  bool restores_start = false;
+  /// Non-empty ("1a2b3c4 'subject'"): landing this undoes a commit the agent started with,
+  /// which its git reset or rebased away.
+  std::string undoes_commit;
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).

@@ -1,5 +1,6 @@
 #include "fuse/changes.hpp"
 
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree.hpp"
 #include "fuse/system_error.hpp"
@@ -199,8 +200,10 @@ public:
   /// `only`: classify these paths alone (and the deletions their records say), not the
   /// whole upper layer. `count_only`: only the number of changes matters (see count()).
   ChangeScanner(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
-                const std::vector<std::string>* only = nullptr, bool count_only = false)
-      : m_only(only), m_count_only(count_only), m_meta(layout.meta_db(), Db::Mode::ReadOnly),
+                ChangeScope scope, const std::vector<std::string>* only = nullptr,
+                bool count_only = false)
+      : m_scope(scope), m_only(only), m_count_only(count_only),
+        m_meta(layout.meta_db(), Db::Mode::ReadOnly),
         m_lower(::open(lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
         m_upper(::open(layout.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
     if (!m_lower) {
@@ -209,7 +212,11 @@ public:
     if (!m_upper) {
       throw_errno("open upper layer", layout.upper().string());
     }
-    for (auto& [path, meta] : m_meta.subtree("")) {
+    m_private_git = agent_git_source(m_meta).has_value();
+    for (auto& [path, meta] : m_meta.subtree(m_scope == ChangeScope::AgentGit ? ".git" : "")) {
+      if (m_private_git && m_scope == ChangeScope::Work && in_agent_git(path)) {
+        continue; // the agent's git: one line about it, not a change per file
+      }
       m_records.emplace(path, meta);
     }
   }
@@ -217,6 +224,9 @@ public:
   // Flat sorted vectors, not maps: an agent may leave hundreds of thousands of new files,
   // and a node and a string copy per file per map was most of the time.
   std::vector<Change> scan() {
+    if (m_scope == ChangeScope::AgentGit && !m_private_git) {
+      return {};
+    }
     if (m_only) {
       look_at_only();
     } else {
@@ -229,6 +239,9 @@ public:
       classify_upper(obj);
     }
     for (auto& [path, meta] : m_records) {
+      if (m_scope == ChangeScope::AgentGit && path == ".git") {
+        continue; // opaque over the real .git: what it hides is the person's, not deleted
+      }
       if ((meta.whiteout || meta.opaque) && !created_by_agent(path) &&
           (!m_only || m_only_set.count(path))) {
         collect_hidden_lower(path);
@@ -261,6 +274,9 @@ private:
   /// The non-directories of the upper layer among `m_only`.
   void look_at_only() {
     for (const std::string& path : *m_only) {
+      if (m_private_git && m_scope == ChangeScope::Work && in_agent_git(path)) {
+        continue; // the agent's git (ChangeScope)
+      }
       m_only_set.insert(path);
       UniqueFd fd(open_beneath(m_upper.get(), path, O_PATH | O_NOFOLLOW));
       struct stat st {};
@@ -292,7 +308,17 @@ private:
   /// most: the agent may nest directories deeper than any stack, and make more of them
   /// than a process may hold open (`ulimit -n`).
   void walk_upper() {
-    std::vector<std::string> todo{std::string()};
+    if (m_scope == ChangeScope::AgentGit) {
+      struct stat st {};
+      if (::fstatat(m_upper.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        return; // the agent removed its git directory
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        m_upper_files.push_back({".git", st.st_mode, static_cast<uint64_t>(st.st_size)});
+        return; // ... and put a file there (a gitdir: redirect)
+      }
+    }
+    std::vector<std::string> todo{m_scope == ChangeScope::AgentGit ? ".git" : ""};
     std::string last_path; // the directory read last, still open: its subdirectories are
     UniqueFd last;         // opened from it, not walked again from the top
     while (!todo.empty()) {
@@ -316,6 +342,9 @@ private:
       while (dirent* e = ::readdir(d)) {
         if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
           continue;
+        }
+        if (m_private_git && dir.empty() && std::strcmp(e->d_name, ".git") == 0) {
+          continue; // the agent's git (ChangeScope)
         }
         struct stat st {};
         if (::fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -417,6 +446,9 @@ private:
     } else {
       base = lower_identity(path);
       real_mode = base ? base->mode : 0;
+    }
+    if (m_scope == ChangeScope::AgentGit && !(rec && rec->base) && !below_shared_git_dir(path)) {
+      base.reset(); // not copied when the state was made: the agent's git made it
     }
     if (created_by_agent(path)) {
       base.reset();
@@ -542,11 +574,23 @@ private:
     m_deleted.resize(kept);
   }
 
+  static bool below_shared_git_dir(const std::string& path) {
+    for (size_t slash = path.find('/'); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      if (shared_git_dir(std::string_view(path).substr(0, slash))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  ChangeScope m_scope;
   const std::vector<std::string>* m_only = nullptr;
   std::unordered_set<std::string> m_only_set;
   bool m_count_only = false;
   size_t m_skipped = 0;
   FrozenCounts* m_frozen = nullptr;
+  bool m_private_git = false;
   MetaStore m_meta;
   UniqueFd m_lower;
   UniqueFd m_upper;
@@ -560,19 +604,19 @@ private:
 } // namespace
 
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
-                                    const WorkspaceLayout& layout) {
-  return ChangeScanner(lower_dir, layout).scan();
+                                    const WorkspaceLayout& layout, ChangeScope scope) {
+  return ChangeScanner(lower_dir, layout, scope).scan();
 }
 
 std::vector<Change> compute_changes_at(const std::filesystem::path& lower_dir,
                                        const WorkspaceLayout& layout,
                                        const std::vector<std::string>& paths) {
-  return ChangeScanner(lower_dir, layout, &paths).scan();
+  return ChangeScanner(lower_dir, layout, ChangeScope::Work, &paths).scan();
 }
 
 size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayout& layout,
                      const std::filesystem::path& frozen) {
-  ChangeScanner scanner(lower_dir, layout, nullptr, true);
+  ChangeScanner scanner(lower_dir, layout, ChangeScope::Work, nullptr, true);
   std::optional<FrozenCounts> counts;
   if (!frozen.empty()) {
     if (std::optional<store::ObjectId> root = store::snapshot_root(frozen)) {

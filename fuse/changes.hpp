@@ -41,10 +41,21 @@ struct Change {
   std::optional<mode_t> real_mode;
 };
 
+/// Which changes compute_changes lists.
+enum class ChangeScope {
+  /// The working tree: everything but the agent's private git state (`.git`, described by
+  /// one line about the agent's git instead; docs/agent-git.md). A workspace without a
+  /// private git state lists its `.git` changes here, as it always did.
+  Work,
+  /// Only the files of the agent's private git state that changed since it was made.
+  AgentGit,
+};
+
 /// Computes the workspace's changes from its files alone: the upper layer, meta.db and the
 /// real tree. Needs no daemon; costs O(changed paths), not O(repository). Sorted by path.
 std::vector<Change> compute_changes(const std::filesystem::path& lower_dir,
-                                    const WorkspaceLayout& layout);
+                                    const WorkspaceLayout& layout,
+                                    ChangeScope scope = ChangeScope::Work);
 
 /// compute_changes for `paths` alone (e.g. those a checkpoint says changed since the one
 /// before): each path's object in the upper layer, and the real files its record deletes.

@@ -19,9 +19,11 @@ namespace ws::fuse {
 
 namespace {
 
-// Bases larger than this keep only their hash: a 3-way merge of such files is not useful,
-// and doubling a multi-GiB copy-up would be.
-constexpr off_t k_base_content_limit = 64ll << 20;
+/// Keeps the base's content in bases/? Not above the limit (k_base_content_limit: doubling a
+/// multi-GiB copy-up is not worth a merge), and not in a git directory (it never transfers).
+bool keeps_base_content(const std::string& path, off_t size) {
+  return size <= k_base_content_limit && git_exposure(path) == GitExposure::none;
+}
 
 int64_t mtime_ns(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
@@ -125,11 +127,12 @@ Identity OverlayFs::lower_identity(const struct stat& st) const {
 
 Identity OverlayFs::save_base(int lower_dir, const std::string& name, const std::string& path,
                               Identity id) {
-  if (!S_ISREG(id.mode) || id.hash || static_cast<off_t>(id.size) > k_base_content_limit) {
+  if (!S_ISREG(id.mode) || id.hash || !keeps_base_content(path, static_cast<off_t>(id.size))) {
     return id;
   }
-  // The real file is being replaced in the view (an editor's save-by-rename): keep what it
-  // held, so `ws apply` can still merge if the person edits the real file meanwhile.
+  // The real file is being replaced or removed in the view (an editor's save-by-rename, tar
+  // -x, git checkout): keep what it held, so `ws apply` can still merge if the person edits
+  // the real file meanwhile.
   UniqueFd src(::openat(lower_dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (!src || ::fstat(src.get(), &st) != 0 || st.st_ino != id.ino) {
@@ -167,7 +170,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
   struct timespec times[2] = {st.st_atim, st.st_mtim};
   // Holes are kept, so the copy takes what the real file takes; its base as much again.
   int64_t blocks = static_cast<int64_t>(st.st_blocks) * 512;
-  bool with_base = S_ISREG(st.st_mode) && st.st_size <= k_base_content_limit;
+  bool with_base = S_ISREG(st.st_mode) && keeps_base_content(path, st.st_size);
   DiskUsage::Reservation room =
       m_disk.reserve(static_cast<uint64_t>(with_base ? 2 * blocks : blocks), "copy-up");
   int64_t taken = 0;
@@ -184,7 +187,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
         throw_errno("copy-up: create", path);
       }
       id.hash = copy_data(src.get(), dst.get(), st.st_size, path);
-      if (st.st_size <= k_base_content_limit) {
+      if (with_base) {
         std::string base = id.hash->hex();
         if (::faccessat(m_bases.get(), base.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
           std::string btmp = tmp + ".base";

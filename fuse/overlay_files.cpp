@@ -161,6 +161,11 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
                                FileHandle* fh) {
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
+  if (skip_freshen(n, path, to_set)) {
+    struct stat st = stat_object_locked(n);
+    present(n, st);
+    return st;
+  }
   copy_up(n);
   UniqueFd obj = open_object_locked(n, O_PATH);
   int fd = obj.get();

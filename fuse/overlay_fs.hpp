@@ -400,6 +400,9 @@ private:
   void refresh_after_tree_copy(Node* dir);
   Identity lower_identity(const struct stat& st) const;
   void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
+  /// A time-only setattr of a real object below the private `.git/objects` (git freshening
+  /// an object it would write again): answered without copying the object (a pack) up.
+  bool skip_freshen(const Node* n, const std::string& path, int to_set) const;
   /// Gives the object just made at `dirfd`/`name` (or `fd`, when given) exactly the
   /// permission bits of `mode`: the kernel already took the caller's umask from it, and the
   /// daemon's own umask (or a default ACL above upper/) must not take more (overlay_namespace.cpp).
@@ -440,6 +443,10 @@ private:
   UniqueFd m_upper_root;
   UniqueFd m_work;
   UniqueFd m_bases;
+  /// O_PATH on the real common git directory when the workspace has a private git state
+  /// (docs/agent-git.md): its objects/ show below the agent's `.git/objects`, and the git
+  /// guard shows the person its config and hooks. Invalid otherwise.
+  UniqueFd m_real_git;
   bool m_same_dev = true;
   bool m_root_daemon = false;
 

@@ -7,6 +7,8 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
+#include <fuse_lowlevel.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -49,9 +51,15 @@ Entry OverlayFs::lookup_git_locked(const Caller& c, Node* parent, std::string_vi
 
 Entry OverlayFs::guard_entry_locked(Node* parent, std::string_view name, const std::string& path) {
   // From the lower root, not from the parent's lower fd: the agent may have made the parent
-  // its own (opaque, renamed) while the real tree still has the object.
-  UniqueFd dir(::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0));
+  // its own (opaque, renamed) while the real tree still has the object. Below the agent's
+  // private `.git`, from the real common git directory (the same one, or, for a linked
+  // worktree whose `.git` is a file, where its config and hooks are).
   std::string_view rest = path;
+  bool private_git = m_real_git && rest.rfind(".git/", 0) == 0;
+  UniqueFd dir(::fcntl(private_git ? m_real_git.get() : m_lower_root.get(), F_DUPFD_CLOEXEC, 0));
+  if (private_git) {
+    rest.remove_prefix(5);
+  }
   for (size_t slash; (slash = rest.find('/')) != std::string_view::npos;) {
     dir = open_path(dir.get(), std::string(rest.substr(0, slash)), O_DIRECTORY);
     if (!dir) {
@@ -235,6 +243,16 @@ void OverlayFs::settle_git_rename(const std::vector<uint64_t>& became,
       m_deferred->entry(parent, std::move(name));
     }
   }
+}
+
+bool OverlayFs::skip_freshen(const Node* n, const std::string& path, int to_set) const {
+  constexpr int k_times =
+      FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW;
+  if (!m_real_git || n->guard || n->is_dir() || n->on_upper.load() || (to_set & ~k_times) != 0 ||
+      path.rfind(".git/objects/", 0) != 0) {
+    return false;
+  }
+  return true; // a real object (or pack) the agent's git only touches
 }
 
 } // namespace ws::fuse

@@ -1,4 +1,5 @@
 // Node table, name resolution and attributes of the copy-on-write view.
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
@@ -67,6 +68,14 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   struct timespec times[2] = {lst.st_atim, lst.st_mtim};
   ::utimensat(AT_FDCWD, upper_root.c_str(), times, 0);
   m_root_daemon = ::geteuid() == 0;
+  if (auto git = agent_git_source(m_meta)) {
+    m_real_git = UniqueFd(::open(git->common_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!m_real_git) {
+      logger().warn("the real git directory {} cannot be opened ({}): the agent's git sees "
+                    "only its own objects",
+                    git->common_dir.string(), std::strerror(errno));
+    }
+  }
   m_root = std::make_unique<Node>();
   m_root->type = S_IFDIR;
   m_root->ino = lst.st_ino;
@@ -185,6 +194,9 @@ OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_v
       // An upper directory merges the lower one of the same name unless it is opaque.
       if (lower_ok && !m_meta.is_opaque(path)) {
         f.lower = open_path(pl, name.c_str(), O_DIRECTORY);
+      } else if (m_real_git && shared_git_dir(path) && !m_meta.is_opaque(path)) {
+        // The agent's .git/objects: the real repository's objects, shared read-only.
+        f.lower = open_path(m_real_git.get(), name.c_str(), O_DIRECTORY);
       }
     }
     return f;

@@ -282,7 +282,9 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
   meta.origin_path.reset();
   if (lower) {
     if (!meta.base) {
-      meta.base = lower;
+      // The first touch may be this unlink (tar -x, cp --remove-destination, git checkout):
+      // keep the content, or a later create here could not be merged with the person's edit.
+      meta.base = save_base(parent->lower_fd.load(), std::string(name), path, *lower);
     }
     meta.whiteout = true;
   }

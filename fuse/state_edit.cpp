@@ -1,6 +1,7 @@
 // Editing a workspace's state files (see state_edit.hpp).
 #include "fuse/state_edit.hpp"
 
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/changes.hpp"
 #include "fuse/hash.hpp"
 #include "fuse/log.hpp"
@@ -22,9 +23,6 @@
 namespace ws::fuse {
 
 namespace {
-
-// As copy-up: bases larger than this keep only their hash.
-constexpr off_t k_base_content_limit = 64ll << 20;
 
 std::atomic<uint64_t> g_tmp_counter{0};
 
@@ -365,6 +363,9 @@ void StateEditor::empty_upper() {
 void StateEditor::drop_all() {
   empty_upper();
   m_dirs.meta->replace_subtree("", {});
+  if (auto git = agent_git_source(*m_dirs.meta)) {
+    seed_agent_git(m_dirs, *git); // the agent's git starts over from the real one as it is now
+  }
   // The view's root shows the real tree's times again, as at mount: emptying upper/ (and
   // the agent's work before) moved its mtime.
   struct stat st {};
@@ -392,10 +393,12 @@ void StateEditor::restore(const std::filesystem::path& checkpoint_dir) {
   if (!cp_upper) {
     throw_errno("restore: open checkpoint", cp.upper().string());
   }
-  auto records = MetaStore(cp.meta_db(), Db::Mode::ReadOnly).subtree("");
+  MetaStore cp_meta(cp.meta_db(), Db::Mode::ReadOnly);
+  auto records = cp_meta.subtree("");
   empty_upper();
   copy_tree(cp_upper.get(), m_dirs.upper, "", plain_copy(m_dirs.upper));
   m_dirs.meta->replace_subtree("", records);
+  restore_agent_git_info(cp_meta, *m_dirs.meta); // the agent's git's start goes with it
 }
 
 uint64_t freeze_state(const StateDirs& dirs, const std::filesystem::path& dest) {

@@ -28,6 +28,35 @@ void fill_stat(git_index_entry& e, const std::filesystem::path& file) {
 }
 } // namespace
 
+std::vector<std::optional<BlobSide>> index_entries(const std::filesystem::path& worktree,
+                                                   const std::vector<std::string>& paths) {
+  git_repository* raw = nullptr;
+  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+            "open repository " + worktree.string());
+  RepoPtr repo(raw);
+  git_index* index_raw = nullptr;
+  git_check(git_repository_index(&index_raw, repo.get()), "read the index of " + worktree.string());
+  IndexPtr index(index_raw);
+  std::vector<std::optional<BlobSide>> out;
+  for (const auto& path : paths) {
+    const git_index_entry* e = git_index_get_bypath(index.get(), path.c_str(), 0);
+    if (!e || (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+               e->mode != GIT_FILEMODE_LINK)) {
+      out.emplace_back();
+      continue;
+    }
+    git_blob* blob = nullptr;
+    git_check(git_blob_lookup(&blob, repo.get(), &e->id), "read the staged '" + path + "'");
+    BlobSide side;
+    side.mode = static_cast<GitMode>(e->mode);
+    side.content.assign(static_cast<const char*>(git_blob_rawcontent(blob)),
+                        static_cast<size_t>(git_blob_rawsize(blob)));
+    git_blob_free(blob);
+    out.push_back(std::move(side));
+  }
+  return out;
+}
+
 void stage_paths(const std::filesystem::path& worktree, const std::vector<StagedPath>& paths) {
   git_repository* raw = nullptr;
   git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
@@ -46,7 +75,9 @@ void stage_paths(const std::filesystem::path& worktree, const std::vector<Staged
     std::memset(&e, 0, sizeof e);
     e.path = p.path.c_str();
     e.mode = static_cast<uint32_t>(p.content.mode);
-    fill_stat(e, worktree / p.path);
+    if (p.matches_worktree) {
+      fill_stat(e, worktree / p.path);
+    }
     git_check(git_index_add_from_buffer(index.get(), &e, p.content.content.data(),
                                         p.content.content.size()),
               "stage '" + p.path + "'");

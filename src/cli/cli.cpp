@@ -71,6 +71,7 @@ int run_cli(int argc, char** argv) {
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries");
   c_log->add_option("--session", log.session, "Only what this 'ws run' session wrote")
       ->type_name("ID");
+  c_log->add_flag("--commits", log.commits, "The agent's commits: id, author, message, files");
   c_log->add_flag("--verbose", log.verbose,
                   "Also the thread that asked, where it is not the process");
 
@@ -86,10 +87,12 @@ int run_cli(int argc, char** argv) {
   c_diff->add_option("--color", diff.color, "Colour: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   c_diff->add_flag("--no-pager", diff.no_pager, "Never start a pager");
-  c_diff->add_flag("--verbose", diff.verbose, "Every path in the report, none folded");
+  c_diff->add_flag("--verbose", diff.verbose,
+                   "Every path in the report, none folded; and the files of the agent's git");
   c_diff->add_option("--include", diff.include, "Take this withheld path anyway (repeatable)")
       ->type_name("PATH");
   c_diff->add_option("--checkpoint", diff_checkpoint, "Diff checkpoint N instead")->type_name("N");
+  c_diff->add_flag("--commits", diff.commits, "One patch per agent commit, then the rest");
 
   ApplyOptions apply;
   unsigned apply_checkpoint = 0;
@@ -107,6 +110,9 @@ int run_cli(int argc, char** argv) {
   c_apply->add_option("--conflicts", conflicts, "On conflict: refuse (land nothing) or markers")
       ->check(CLI::IsMember({"refuse", "markers"}));
   c_apply->add_flag("--verbose", apply.verbose, "Every path in the report, none folded");
+  c_apply->add_flag("--commits", apply.commits,
+                    "Land the agent's commits as commits on your branch (no hooks run), then the "
+                    "rest");
 
   ReviewOptions review;
   bool review_no_index = false;

@@ -68,6 +68,9 @@ void print_json(const std::vector<fuse::JournalEntry>& entries) {
 } // namespace
 
 int cmd_log(const Context& ctx, const LogOptions& options) {
+  if (options.commits) {
+    return cmd_log_commits(ctx, options);
+  }
   Workspace w = ctx.ws();
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");

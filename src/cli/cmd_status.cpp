@@ -7,6 +7,7 @@
 #include "src/cli/text.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,6 +72,12 @@ std::vector<size_t> held_folds(const std::vector<PlannedChange>& plan,
   }
   return fold_of;
 }
+/// `ws status --verbose`: the files of the agent's git that changed since it was made.
+void print_agent_git_files(const Workspace& w) {
+  for (const auto& c : fuse::compute_changes(w.repo, w.layout, fuse::ChangeScope::AgentGit)) {
+    std::printf("%c %s  (the agent's git)\n", static_cast<char>(c.kind), display_path(c).c_str());
+  }
+}
 } // namespace
 
 int cmd_status(const Context& ctx, bool json, bool verbose) {
@@ -111,6 +118,13 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
     return 0;
   }
   bool color = use_color("auto", STDOUT_FILENO);
+  // The agent's git in one line (its files with --verbose), and whether the person moved on.
+  for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
+    std::printf("%s\n", line.c_str());
+  }
+  if (verbose) {
+    print_agent_git_files(w);
+  }
   std::vector<std::string> reasons(plan.size());
   for (size_t i = 0; i < plan.size(); ++i) {
     if (plan[i].decision.verdict != filters::Verdict::Transfer) {

@@ -35,9 +35,11 @@ struct LogOptions {
   std::string path;
   std::optional<size_t> limit;
   std::string session;  ///< only this `ws run` session's entries
+  bool commits = false; ///< the agent's commits instead (src/transfer/cmd_commits.cpp)
   bool verbose = false; ///< also the thread of each process
 };
 int cmd_log(const Context& ctx, const LogOptions& options);
+int cmd_log_commits(const Context& ctx, const LogOptions& options);
 
 /// What `ws diff` shows (src/cmd_diff.cpp).
 struct DiffOptions {
@@ -51,9 +53,11 @@ struct DiffOptions {
   bool exit_code = false; ///< exit 1 when something would transfer
   std::string color = "auto";
   bool no_pager = false;
-  bool verbose = false; ///< every path in the report, none folded into its directory
+  bool commits = false; ///< one patch per agent commit, then the uncommitted rest
+  bool verbose = false; ///< every path in the report, none folded; and the agent's git files
 };
 int cmd_diff(const Context& ctx, const DiffOptions& options);
+int cmd_diff_commits(const Context& ctx, const DiffOptions& options);
 
 /// What `ws apply` lands (src/cmd_apply.cpp).
 struct ApplyOptions {
@@ -65,8 +69,10 @@ struct ApplyOptions {
   bool check = false;   ///< dry run
   bool markers = false; ///< --conflicts=markers: write conflict markers instead of refusing
   bool verbose = false; ///< every path in the report, none folded into its directory
+  bool commits = false; ///< land the agent's commits as commits (src/transfer/apply_commits.cpp)
 };
 int cmd_apply(const Context& ctx, const ApplyOptions& options);
+int cmd_apply_commits(const Context& ctx, const ApplyOptions& options);
 
 /// ws reset [PATH...] (src/cmd_reset.cpp): drops all (no paths) or the named changes,
 /// keeping them as a checkpoint first.

@@ -4,6 +4,7 @@
 #include "src/cli/error.hpp"
 #include "src/daemon/control_socket.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/workspace/agent_git_state.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -220,6 +221,7 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
         w.name.c_str());
   }
   check_fuse_available();
+  init_agent_git(w); // a workspace made before the agent's git was its own gets one now
   std::error_code ec;
   fs::create_directories(w.mountpoint, ec);
   if (ec) {

@@ -19,6 +19,7 @@
 #include "src/run/user_network.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <sys/random.h>
@@ -137,6 +138,9 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   }
   std::fprintf(stderr, "\n");
   std::string wflag = w.name == "default" ? "" : " -w " + w.name;
+  for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
+    std::fprintf(stderr, "ws: %s\n", line.c_str()); // its git in one line
+  }
   if (plan.empty()) {
     if (total == 0) {
       std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
@@ -152,8 +156,9 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   // A screen whatever the workspace holds: 24 lines with the 3 above and the 1 or 2 below.
   std::vector<ReportSection> sections = verdict_sections(plan, true);
   sections.insert(sections.begin(), transfer_section(plan, true));
-  std::fputs(render_sections(sections, false, "", total != plan.size() ? 19 : 20, "ws status").c_str(),
-             stderr);
+  std::fputs(
+      render_sections(sections, false, "", total != plan.size() ? 19 : 20, "ws status").c_str(),
+      stderr);
   if (total != plan.size()) {
     std::fprintf(stderr, "ws: workspace '%s' holds %zu change%s in all (ws%s status)\n",
                  w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());

@@ -106,6 +106,17 @@ ContentReader::RealObject ContentReader::real(const std::string& path) const {
   return out;
 }
 
+std::string ContentReader::why_base_unknown(const fuse::Change& c) {
+  if (c.unseen) {
+    return "the agent removed the directory holding it whole";
+  }
+  if (c.base && static_cast<off_t>(c.base->size) > fuse::k_base_content_limit) {
+    return "it is over the " + std::to_string(fuse::k_base_content_limit >> 20) + " MiB ws keeps";
+  }
+  return "ws has no copy of it (the workspace is older than ws keeping one at every first "
+         "change)";
+}
+
 gitbridge::BlobSide ContentReader::base(const fuse::Change& c, bool& exact) const {
   exact = true;
   const std::string& path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;

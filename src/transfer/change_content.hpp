@@ -26,6 +26,9 @@ public:
   /// then the real file's current content is returned.
   gitbridge::BlobSide base(const fuse::Change& c, bool& exact) const;
 
+  /// Why the base of `c` is not known, when base() says so: for a person.
+  static std::string why_base_unknown(const fuse::Change& c);
+
   struct RealObject {
     bool exists = false;
     mode_t mode = 0; ///< st_mode (type bits included)

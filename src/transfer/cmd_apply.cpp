@@ -7,6 +7,7 @@
 #include "src/cli/pager.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon_client.hpp"
+#include "src/transfer/apply_outcome.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
@@ -15,6 +16,7 @@
 #include "src/transfer/real_tree_writer.hpp"
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <sys/stat.h>
@@ -26,112 +28,12 @@
 
 namespace ws {
 
-namespace {
-
 using gitbridge::BlobSide;
-using gitbridge::GitMode;
-
-/// What apply decided for one change.
-struct Outcome : LandingResult {
-  const PlannedChange* change = nullptr;
-  BlobSide agents; ///< the workspace's version this outcome was computed from
-};
-using How = LandingResult::How;
-
-/// `pair` holds the base and the agent's version, as read for the patch.
-Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, bool base_exact,
-                      const ContentReader& reader, const LandedVersions* landed) {
-  Outcome out;
-  out.change = &p;
-  const fuse::Change& c = p.change;
-  bool exact = base_exact;
-  BlobSide base = pair.before;
-  // The real file still holds what an earlier `ws apply --checkpoint` landed: the agent's
-  // version grew from that, so it is the base to merge against.
-  auto landed_base = [&](const std::string& real_path, const ContentReader::RealObject& real) {
-    if (!landed || !real.exists || S_ISDIR(real.mode)) {
-      return;
-    }
-    if (auto b = landed->base_for(real_path, real.side.content)) {
-      base = BlobSide{real.side.mode, std::move(*b)};
-      exact = true;
-    }
-  };
-  switch (c.kind) {
-  case fuse::ChangeKind::Deleted: {
-    auto real = reader.real(c.path);
-    landed_base(c.path, real);
-    if (!real.exists) {
-      out.how = How::AlreadyThere;
-    } else if (exact && same_blob(real.side, base)) {
-      out.landings.push_back(Landing{c.path, {}, 0});
-    } else {
-      out.how = How::Conflict;
-      out.conflict =
-          S_ISDIR(real.mode) ? quote_path(c.path) + " is a directory in the real tree now"
-          : c.unseen
-              ? quote_path(c.path) +
-                    " is in the real tree, and the agent removed the directory holding "
-                    "it whole (or it appeared since): delete it yourself if that is right"
-              : "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
-    }
-    return out;
-  }
-  case fuse::ChangeKind::Renamed: {
-    const BlobSide& agents = pair.after;
-    out.agents = agents;
-    auto source = reader.real(c.from);
-    auto target = reader.real(c.path);
-    landed_base(c.from, source);
-    if (target.exists && !same_blob(target.side, agents)) {
-      out.how = How::Conflict;
-      out.conflict = "the agent renamed " + quote_path(c.from) + " to " + quote_path(c.path) +
-                     ", which now exists in the real tree";
-      return out;
-    }
-    if (!source.exists) {
-      if (target.exists) {
-        out.how = How::AlreadyThere;
-        out.landings.push_back(write_landing(c.path, agents, target));
-      } else {
-        out.how = How::Conflict;
-        out.conflict = "you deleted " + quote_path(c.from) + "; the agent renamed it";
-      }
-      return out;
-    }
-    land_content(out, c.path, base, exact, agents, source, c.from);
-    if (out.how != How::Conflict) {
-      if (!out.landings.empty()) {
-        out.landings.back().perm = landing_perm(source, out.landings.back().content.mode);
-      }
-      out.landings.push_back(Landing{c.from, {}, 0});
-      if (out.how == How::AlreadyThere) {
-        out.how = How::Write;
-      }
-    }
-    return out;
-  }
-  default: {
-    const BlobSide& agents = pair.after;
-    out.agents = agents;
-    auto real = reader.real(c.path);
-    landed_base(c.path, real);
-    if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode) && real.exists &&
-        S_ISDIR(real.mode)) {
-      // A file where a directory stood: the directory's files are deletions of this same
-      // apply. If the person put anything else in it, landing fails and nothing changes.
-      out.landings.push_back(write_landing(c.path, agents, {}));
-      return out;
-    }
-    land_content(out, c.path, base, exact, agents, real, c.path);
-    return out;
-  }
-  }
-}
-
-} // namespace
 
 int cmd_apply(const Context& ctx, const ApplyOptions& o) {
+  if (o.commits) {
+    return cmd_apply_commits(ctx, o);
+  }
   Workspace w = ctx.ws();
   // A writing agent must not make apply read a mix of versions the view never held: its
   // writers wait (reads go on) from the first read of the workspace until what landed has
@@ -172,6 +74,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       auto real = reader.real(out.change->change.path);
       out.landings.push_back(
           write_landing(out.change->change.path, BlobSide{real.side.mode, out.markers}, real));
+      out.markers_written = true;
     }
   }
   if (conflicts > 0 && !o.markers) {
@@ -185,6 +88,21 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
                 "--conflicts=markers");
   }
 
+  // What --index stages is decided before anything lands: a staged version of the person's
+  // that conflicts with the agent's change refuses the whole apply.
+  std::vector<gitbridge::StagedPath> staged;
+  if (o.index && !o.check) {
+    std::vector<IndexChange> changes;
+    for (const auto& out : outcomes) {
+      if (out.how != How::Conflict) { // markers are for the person to resolve, not to commit
+        const fuse::Change& c = out.change->change;
+        changes.push_back({c.path, c.kind == fuse::ChangeKind::Renamed ? c.from : c.path, out.base,
+                           c.kind == fuse::ChangeKind::Deleted ? BlobSide{} : out.agents,
+                           out.landings});
+      }
+    }
+    staged = index_changes(w.repo, changes);
+  }
   RealTreeTransaction tx(w.repo);
   if (o.check) {
     std::vector<const Landing*> all;
@@ -194,6 +112,8 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       }
     }
     tx.check(all);
+    std::fflush(stdout);
+    std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);
     std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
                 outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
     return 0;
@@ -222,12 +142,6 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
 
   if (o.index) {
-    std::vector<Landing> staged;
-    for (const auto& out : outcomes) {
-      if (out.how != How::Conflict) { // markers are for the person to resolve, not to commit
-        staged.insert(staged.end(), out.landings.begin(), out.landings.end());
-      }
-    }
     stage_landings(w.repo, staged);
   }
 
@@ -253,10 +167,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   for (size_t n = 0; n < outcomes.size(); ++n) {
     const Outcome& out = outcomes[n];
     const fuse::Change& c = out.change->change;
-    const char* how = out.how == How::Merged         ? "  (merged with your edits)"
-                      : out.how == How::Conflict     ? "  (CONFLICT markers written)"
+    std::string how = out.how == How::Merged         ? "  (merged with your edits)"
                       : out.how == How::AlreadyThere ? "  (already so)"
-                                                     : "";
+                      : out.how != How::Conflict     ? ""
+                      : out.markers_written
+                          ? "  (CONFLICT markers written)"
+                          : "  (CONFLICT, left as it is: " + visible_text(out.conflict) + ")";
     if (!folds.empty() && !folds[n].empty()) {
       if (auto it = fold_size.find(folds[n]); it != fold_size.end()) {
         std::printf("A  %s/  %s new files\n", quote_path(folds[n]).c_str(),
@@ -265,7 +181,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
         fold_size.erase(it);
       }
     } else {
-      std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how);
+      std::printf("%c  %s%s\n", static_cast<char>(c.kind), display_path(c).c_str(), how.c_str());
     }
     if (out.how == How::Conflict) {
       continue;
@@ -295,6 +211,16 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       std::fprintf(stderr,
                    "ws: warning: applied, but the workspace still holds these changes: %s\n",
                    visible_text(e.what()).c_str());
+    }
+  }
+  if (!r.source.checkpoint && o.paths.empty() && conflicts == 0) {
+    // Everything the agent's git holds is in the real tree now: its commits are not new.
+    try {
+      if (auto start = agent_git_start(w.layout)) {
+        set_agent_landed(w, open_agent_git(w, w.layout).head().id);
+      }
+    } catch (const std::exception&) {
+      // an unreadable agent's git keeps its old start; ws status says it is broken
     }
   }
   std::string report = verdict_report(r.plan, color, "", !o.verbose);

@@ -7,6 +7,7 @@
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "src/workspace/agent_git_state.hpp"
 
 #include <unistd.h>
 
@@ -79,6 +80,9 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
 }
 
 int cmd_diff(const Context& ctx, const DiffOptions& o) {
+  if (o.commits) {
+    return cmd_diff_commits(ctx, o);
+  }
   Workspace w = ctx.ws();
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.stat = o.stat});
   const auto& patch = r.patch;
@@ -95,7 +99,23 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
   }
   bool tty = ::isatty(STDOUT_FILENO);
   bool color = use_color(o.color, STDOUT_FILENO);
-  std::string report = verdict_report(r.plan, color, o.withheld ? "" : "# ", !o.verbose);
+  std::string prefix = o.withheld ? "" : "# ";
+  std::string report = verdict_report(r.plan, color, prefix, !o.verbose);
+  // The agent's git: one line (its files with --verbose), never a list of object files.
+  std::string git_lines;
+  if (!r.source.checkpoint) {
+    for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
+      git_lines += prefix + line + "\n";
+    }
+  }
+  if (o.verbose) {
+    for (const auto& c :
+         fuse::compute_changes(w.repo, r.source.state, fuse::ChangeScope::AgentGit)) {
+      git_lines += prefix + "  " + std::string(1, static_cast<char>(c.kind)) + "  " +
+                   display_path(c) + "  (the agent's git; never transferred)\n";
+    }
+  }
+  report = git_lines + report;
   if (o.withheld) {
     Output out(false);
     out.write(report);

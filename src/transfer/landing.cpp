@@ -40,7 +40,7 @@ Landing write_landing(const std::string& path, const BlobSide& content,
 
 void land_content(LandingResult& out, const std::string& path, const BlobSide& base,
                   bool base_exact, const BlobSide& agents, const ContentReader::RealObject& real,
-                  const std::string& real_path) {
+                  const std::string& real_path, const std::string& unknown_why) {
   if (!real.exists) {
     if (base.present()) {
       out.how = LandingResult::How::Conflict;
@@ -73,7 +73,7 @@ void land_content(LandingResult& out, const std::string& path, const BlobSide& b
   if (!base_exact) {
     out.how = LandingResult::How::Conflict;
     out.conflict = "you changed " + quote_path(real_path) +
-                   " and the version the agent started from is not known (too large to keep)";
+                   " and the version the agent started from was not kept: " + unknown_why;
     return;
   }
   if (base.mode == GitMode::Symlink || agents.mode == GitMode::Symlink ||
@@ -99,11 +99,77 @@ void land_content(LandingResult& out, const std::string& path, const BlobSide& b
   out.landings.push_back(write_landing(path, merged, real));
 }
 
+std::vector<gitbridge::StagedPath> index_changes(const std::filesystem::path& worktree,
+                                                 const std::vector<IndexChange>& changes) {
+  std::vector<std::string> paths;
+  for (const auto& c : changes) {
+    paths.push_back(c.old_path);
+    paths.push_back(c.path);
+  }
+  std::vector<std::optional<BlobSide>> index = gitbridge::index_entries(worktree, paths);
+  std::vector<gitbridge::StagedPath> out;
+  std::vector<std::string> conflicts;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const IndexChange& c = changes[i];
+    const std::optional<BlobSide>& before = index[2 * i]; // the person's, at the old path
+    if (!c.agents.present()) {
+      if (before && c.base.present() && !same_blob(*before, c.base)) {
+        conflicts.push_back(quote_path(c.path) + ": you staged changes; the agent deleted it");
+      } else if (before) {
+        out.push_back({c.path, {}, true});
+      }
+      continue;
+    }
+    BlobSide staged;
+    if (!before || same_blob(*before, c.base) || same_blob(*before, c.agents)) {
+      staged = c.agents; // the person staged nothing of their own here
+    } else if (!c.base.present()) {
+      conflicts.push_back(quote_path(c.path) + ": you staged a different new file");
+      continue;
+    } else {
+      gitbridge::MergeResult m =
+          gitbridge::merge_file(c.base.content, before->content, c.agents.content, c.path);
+      if (!m.clean || c.base.mode == GitMode::Symlink || c.agents.mode == GitMode::Symlink) {
+        conflicts.push_back(quote_path(c.path) +
+                            ": your staged version conflicts with the agent's change");
+        continue;
+      }
+      staged = BlobSide{c.agents.mode != c.base.mode ? c.agents.mode : before->mode,
+                        std::move(m.content)};
+    }
+    bool matches = false;
+    for (const auto& l : c.landings) {
+      if (l.path == c.path) {
+        matches = same_blob(l.content, staged);
+      }
+    }
+    out.push_back({c.path, std::move(staged), matches});
+    if (c.old_path != c.path && index[2 * i]) {
+      out.push_back({c.old_path, {}, true});
+    }
+  }
+  if (!conflicts.empty()) {
+    std::string list;
+    for (const auto& c : conflicts) {
+      list += "\n  " + c;
+    }
+    throw Error("cannot stage only the agent's changes; nothing was applied:" + list,
+                "commit or unstage your staged changes to these files (git restore --staged), "
+                "or apply without --index");
+  }
+  return out;
+}
+
 void stage_landings(const std::filesystem::path& worktree, const std::vector<Landing>& landed) {
   std::vector<gitbridge::StagedPath> staged;
   for (const auto& l : landed) {
-    staged.push_back({l.path, l.content});
+    staged.push_back({l.path, l.content, true});
   }
+  stage_landings(worktree, staged);
+}
+
+void stage_landings(const std::filesystem::path& worktree,
+                    const std::vector<gitbridge::StagedPath>& staged) {
   try {
     gitbridge::stage_paths(worktree, staged);
   } catch (const std::exception& e) {

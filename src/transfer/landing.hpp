@@ -1,5 +1,6 @@
 #pragma once
 
+#include "gitbridge/index_stage.hpp"
 #include "gitbridge/merge.hpp"
 #include "gitbridge/patch.hpp"
 #include "src/transfer/change_content.hpp"
@@ -33,12 +34,32 @@ Landing write_landing(const std::string& path, const gitbridge::BlobSide& conten
 /// The real object at `real_path` (now `real`) should become `agents` at `path`, having
 /// been `base` when the agent started (`base_exact`: that is known for sure). Adds the
 /// landing to `out`, or says why not: per-file 3-way against the base, never guessing.
+/// `unknown_why` says why the base is not known when `base_exact` is false.
 void land_content(LandingResult& out, const std::string& path, const gitbridge::BlobSide& base,
                   bool base_exact, const gitbridge::BlobSide& agents,
-                  const ContentReader::RealObject& real, const std::string& real_path);
+                  const ContentReader::RealObject& real, const std::string& real_path,
+                  const std::string& unknown_why = "ws has no copy of it");
 
-/// Stages what landed in the real index of `worktree` (`--index`). Throws Error saying the
-/// tree already holds the changes when only the staging failed.
+/// One landed change, for `--index`: the agent changed `old_path` (== `path` unless renamed)
+/// from `base` to `agents` (absent: deleted); `landings` is what the tree got.
+struct IndexChange {
+  std::string path, old_path;
+  gitbridge::BlobSide base, agents;
+  std::vector<Landing> landings;
+};
+
+/// What `--index` stages: the agent's change applied to the person's index version of each
+/// path, as `git apply --3way --index` does, so the person's unstaged edits stay unstaged.
+/// Throws Error naming the paths (before anything lands) when a staged version of the
+/// person's conflicts with the agent's change.
+std::vector<gitbridge::StagedPath> index_changes(const std::filesystem::path& worktree,
+                                                 const std::vector<IndexChange>& changes);
+
+/// Stages `staged` in the real index of `worktree` (`--index`). Throws Error saying the tree
+/// already holds the changes when only the staging failed.
+void stage_landings(const std::filesystem::path& worktree,
+                    const std::vector<gitbridge::StagedPath>& staged);
+/// Stages the landed content itself (`ws review`: what was accepted is what is staged).
 void stage_landings(const std::filesystem::path& worktree, const std::vector<Landing>& landed);
 
 } // namespace ws

@@ -3,10 +3,12 @@
 #include "src/transfer/transfer_plan.hpp"
 
 #include "filters/policy_rules.hpp"
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/system_error.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
+#include "src/transfer/agent_git_facts.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/content_probe.hpp"
 #include "src/transfer/view_probe.hpp"
@@ -84,6 +86,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   }
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
+  AgentGitFacts agent_git(source, changes, reader); // its git, its .gitignore files
 
   if (!request.paths.empty()) {
     std::erase_if(changes, [&](const fuse::Change& c) {
@@ -156,6 +159,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
                            (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);
+    agent_git.fill(c, f);
     PlannedChange p;
     p.decision = filters::decide(f, config);
     if (read && read->whole && p.decision.verdict != filters::Verdict::Blocked) {
@@ -166,6 +170,10 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   }
 
   for (const auto& inc : request.include) {
+    if (fuse::in_agent_git(inc)) {
+      throw Error("'" + inc + "' cannot be included: never transferred: the agent's git is its own",
+                  "land the agent's commits as commits with 'ws apply --commits'");
+    }
     bool matched = false;
     for (auto& p : plan) {
       bool hit = fuse::path_within(p.change.path, inc) ||

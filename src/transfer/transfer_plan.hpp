@@ -44,7 +44,7 @@ struct PlanRequest {
   /// Look at these paths alone (fuse::compute_changes_at), e.g. what changed since a
   /// checkpoint: costs what they are, not what the workspace holds.
   std::optional<std::vector<std::string>> only;
-  bool keep_content = false;        ///< keep what was read of small files (view_content)
+  bool keep_content = false; ///< keep what was read of small files (view_content)
 };
 
 /// Told how many changes have their verdict, of how many, every few hundred, on the calling

@@ -4,6 +4,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
+#include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <cstdio>
@@ -70,13 +71,17 @@ int cmd_reset(const Context& ctx, const std::vector<std::string>& paths) {
     drop.insert(drop.end(), matched.begin(), matched.end());
   }
   if (selected.empty()) {
-    drop_all_changes(w); // leftovers that are no change (empty directories, times)
+    drop_all_changes(w);   // leftovers that are no change (empty directories, times)
+    record_agent_start(w); // the agent's git started over from yours
     std::printf("nothing to reset: the view shows the real tree\n");
     return 0;
   }
   Checkpoint cp =
       checkpoint_and_drop(w, all ? std::nullopt : std::optional<std::vector<std::string>>(drop),
                           "before reset", changes.size());
+  if (all) {
+    record_agent_start(w); // the agent's git started over from yours (the checkpoint has the old)
+  }
   for (const fuse::Change* c : selected) {
     print_change(*c);
   }

@@ -3,6 +3,7 @@
 #include "fuse/hash.hpp"
 #include "fuse/meta_store.hpp"
 #include "src/cli/error.hpp"
+#include "src/workspace/agent_git_state.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,9 +99,18 @@ void Workspace::create() const {
   meta.set_info("repo", repo.string());
   meta.set_info("name", name);
   meta.set_info("format", "1");
+  try {
+    init_agent_git(*this); // the agent's git is its own from here on (docs/agent-git.md)
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    std::filesystem::remove_all(layout.dir, ec);
+    throw Error("cannot make workspace '" + name + "' its own git state: " + e.what(),
+                "check that 'git status' works in " + repo.string());
+  }
 }
 
 void Workspace::remove() const {
+  remove_agent_git_pins(*this); // refs/ws/<id>/ in the real repository
   // The agent may have left directories without write permission: open them up first.
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(

@@ -83,8 +83,9 @@ void check_project(const Person& p, const Run& r, const std::string& instruction
   CHECK(status.out.find("A " + instructions + "  (FLAGGED: instructs the agents") !=
         std::string::npos);
   CHECK(status.out.find("A " + runs_code + "  (WITHHELD: an agent CLI runs") != std::string::npos);
-  CHECK(status.out.find(".git/refs/heads/") != std::string::npos); // it committed: BLOCKED
-  CHECK(status.out.find("(BLOCKED: inside .git/") != std::string::npos);
+  // It committed: one line about its own git (docs/agent-git.md), no list of .git files.
+  CHECK(status.out.rfind("agent: 1 commit on main (from main@", 0) == 0);
+  CHECK(status.out.find(".git/") == std::string::npos);
   // Nothing outside the project: not /etc, not the person's directories.
   CHECK_FALSE(fs::exists("/etc/ws-agent-escape"));
   CHECK_FALSE(fs::exists(p.scratch() / "escaped"));

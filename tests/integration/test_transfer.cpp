@@ -41,11 +41,12 @@ TEST_CASE("transfer: a planted .git/hooks/pre-commit is blocked and never lands"
   REQUIRE(agent(w, "printf '#!/bin/sh\\ntouch /tmp/ws-pwned\\n' > .git/hooks/pre-commit && "
                    "chmod +x .git/hooks/pre-commit && echo more >> README.md")
               .status == 0);
-  CHECK(verdict_of(w, ".git/hooks/pre-commit") ==
-        "blocked: never transferred: inside .git/ (hooks, config)");
-  Run d = w.ws("diff --no-pager --color=never");
+  // The agent's git is its own (docs/agent-git.md): not a change that could transfer; listed
+  // as the agent's git with --verbose.
+  CHECK(verdict_of(w, ".git/hooks/pre-commit") == "");
+  Run d = w.ws("diff --no-pager --color=never --verbose");
   CHECK(d.out.find("pre-commit") == npos);
-  CHECK(d.err.find("#   A  .git/hooks/pre-commit") != npos);
+  CHECK(d.err.find("#   A  .git/hooks/pre-commit  (the agent's git; never transferred)") != npos);
 
   std::string before = repo.snapshot();
   Run inc = w.ws("apply --include .git/hooks/pre-commit");
@@ -54,9 +55,11 @@ TEST_CASE("transfer: a planted .git/hooks/pre-commit is blocked and never lands"
   CHECK(repo.snapshot() == before);
 
   Run a = apply_ok(w);
-  CHECK(a.err.find("BLOCKED") != npos);
   CHECK(git_status(repo) == " M README.md\n");
   CHECK(!lexists(repo.path() / ".git/hooks/pre-commit"));
+  // It stays the agent's, and does not linger as a change of the working tree.
+  CHECK(w.ws("status").out == "");
+  CHECK(w.ws("status --verbose").out.find("A .git/hooks/pre-commit  (the agent's git)") != npos);
 }
 
 TEST_CASE("transfer: core.hooksPath set in the agent's .git/config is blocked") {
@@ -67,7 +70,8 @@ TEST_CASE("transfer: core.hooksPath set in the agent's .git/config is blocked") 
                    "chmod +x .githooks/pre-commit")
               .status == 0);
   REQUIRE(agent(w, "git config --get core.hooksPath").out == ".githooks\n");
-  CHECK(verdict_of(w, ".git/config") == "blocked: never transferred: inside .git/ (hooks, config)");
+  CHECK(verdict_of(w, ".git/config") == ""); // the agent's own git: never a transfer
+  CHECK(w.ws("status --verbose").out.find("M .git/config  (the agent's git)") != npos);
   // A new executable in a hook directory: withheld (precedence), not merely flagged.
   CHECK(verdict_of(w, ".githooks/pre-commit") == "withheld: new executable");
 
@@ -85,7 +89,8 @@ TEST_CASE("transfer: core.fsmonitor set in the agent's .git/config is blocked") 
   REQUIRE(agent(w, "git config core.fsmonitor " + q("touch " + marker.string()) +
                        " && echo more >> src/util.h")
               .status == 0);
-  CHECK(verdict_of(w, ".git/config") == "blocked: never transferred: inside .git/ (hooks, config)");
+  CHECK(verdict_of(w, ".git/config") == ""); // the agent's own git: never a transfer
+  CHECK(w.ws("status --verbose").out.find("M .git/config  (the agent's git)") != npos);
   CHECK(verdict_of(w, "src/util.h") == "transfer");
   apply_ok(w);
   CHECK(git_config_get(repo, "core.fsmonitor") == "");
@@ -354,7 +359,6 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
                    "mv docs/guide/intro.txt docs/intro.txt")
               .status == 0);
   CHECK(w.ws("status").out ==
-        "A .git/hooks/post-checkout  (BLOCKED: inside .git/ (hooks, config))\n"
         "M Makefile  (FLAGGED: runs code on your machine: Makefile)\n"
         "M README.md\n"
         "R docs/guide/intro.txt -> docs/intro.txt\n"
@@ -370,9 +374,7 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
         "WITHHELD: not in the patch (take one anyway with --include PATH):\n"
         "  D  lib/__pycache__/mod.cpython-311.pyc  under __pycache__/ (compiled Python)\n"
         "  A  lib/mod.pyc                          compiled Python (.pyc)\n"
-        "  A  shadow                               symlink to an absolute path (/etc/shadow)\n"
-        "BLOCKED: never transferred:\n"
-        "  A  .git/hooks/post-checkout  inside .git/ (hooks, config)\n");
+        "  A  shadow                               symlink to an absolute path (/etc/shadow)\n");
 
   Run a = apply_ok(w);
   CHECK(git_status(repo) == " M Makefile\n M README.md\n D docs/guide/intro.txt\n D src/util.h\n"
@@ -381,7 +383,6 @@ TEST_CASE("transfer: ws status and ws diff --withheld list every changed path - 
   // What landed is no longer a change of the workspace; what did not stays listed.
   CHECK(a.err.find("warning") == npos);
   CHECK(w.ws("status").out ==
-        "A .git/hooks/post-checkout  (BLOCKED: inside .git/ (hooks, config))\n"
         "D lib/__pycache__/mod.cpython-311.pyc  (WITHHELD: under __pycache__/ (compiled Python))\n"
         "A lib/mod.pyc  (WITHHELD: compiled Python (.pyc))\n"
         "A shadow  (WITHHELD: symlink to an absolute path (/etc/shadow))\n");

@@ -47,7 +47,8 @@ public:
   const std::filesystem::path& path() const { return m_repo; }
   void write(const std::string& rel, const std::string& content) const;
   std::string read(const std::string& rel) const;
-  /// Every object under the repository (.git included): path, type, mode, size, content.
+  /// Every object under the repository (.git included, but for ws's pins in .git/refs/ws):
+  /// path, type, mode, size, content.
   std::string snapshot() const;
   /// `git add -A` and a commit with a fixed identity; fails the test if git does.
   void commit_all() const;
