@@ -282,6 +282,13 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
   n->git_sensitive = is_git_sensitive(path, n->type);
   if (n->is_dir()) {
     watch_locked(n); // before the kernel hears of it: no change inside can be missed
+    if (m_watcher && n->lower_fd.load() >= 0) {
+      if (n->watch.load() >= 0) {
+        m_changes.unblind(path, false);
+      } else {
+        m_changes.blind(path); // its changes go unseen: fsmonitor answers everything
+      }
+    }
   }
   parent->children.emplace(n->name, n);
   ++parent->child_refs;
@@ -336,6 +343,14 @@ void OverlayFs::release_locked(Node* n) {
       }
     }
     --parent->child_refs;
+    if (n->watch.load() >= 0 && !n->unlinked && parent->lower_fd.load() >= 0) {
+      // The kernel forgot a directory the real tree still has: its changes go unseen now.
+      struct stat st {};
+      if (::fstatat(parent->lower_fd.load(), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISDIR(st.st_mode)) {
+        m_changes.blind(path_locked(n)); // renames change parent/name under m_table too
+      }
+    }
     unwatch_locked(n);
     flush_pending_of(n);
     m_created.erase(n); // before the address can be reused
@@ -430,8 +445,36 @@ ProcessInfo OverlayFs::record(const Caller& c, const char* op, std::string path,
   e.pidns = proc.pidns;
   e.detail = std::move(detail);
   e.via = std::move(via);
+  note_change(op, e.path, e.path2);
   m_journal.record(std::move(e));
   return proc;
+}
+
+void OverlayFs::note_change(const char* op, const std::string& path, const std::string& path2) {
+  std::string_view o(op);
+  if (o == "write" || o == "rename" || o == "exchange") {
+    return; // noted as they happen (note_written, rename)
+  }
+  if (o == "reset" || o == "rebase" || o == "restore") {
+    return; // edit_state says everything
+  }
+  m_changes.note(path, o == "mkdir" || o == "rmdir");
+  if (o == "link") {
+    m_changes.note(path2, false); // the new name (path is the old one)
+  }
+}
+
+void OverlayFs::note_written(Node* n) {
+  if (n->noted.load(std::memory_order_acquire) > m_changes.issued()) {
+    return; // the next answer names it already
+  }
+  std::string path;
+  {
+    std::shared_lock tree(m_tree);
+    path = path_locked(n);
+  }
+  uint64_t seq = m_changes.note(path, false);
+  n->noted.store(seq ? seq : 0, std::memory_order_release);
 }
 
 struct statvfs OverlayFs::statfs() {

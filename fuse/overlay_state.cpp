@@ -174,6 +174,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
     }
     revalidate_locked(visits, inval);
     measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
+    m_changes.note_everything(); // git's fsmonitor: every token before this answers "/"
   }
   if (m_deferred && m_writes.paused()) {
     // Writers are paused (`ws apply` drops what it landed): a held RENAME keeps its
@@ -194,6 +195,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       m_invalidator.entry(parent, name);
     }
   }
+  m_changes.note_everything(); // and again once the kernel dropped what it cached
   trash.empty();
   if (failure) {
     std::rethrow_exception(failure);

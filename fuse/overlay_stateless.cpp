@@ -78,6 +78,7 @@ void OverlayFs::emit_pending_locked(PendingWrite& p) {
 }
 
 void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size) {
+  note_written(n); // after the bytes landed: a token handed out later covers them
   int64_t now = now_ns();
   auto continues = [&](const PendingWrite& p) {
     return !p.ranges.empty() && !p.writeback && p.writer.pid == c.pid && p.ranges.size() < 64 &&
@@ -119,6 +120,7 @@ bool OverlayFs::continues_writeback(const PendingWrite& p, int64_t now) {
 }
 
 MappedWriters::Writer OverlayFs::writeback_holder(Node* n) {
+  note_written(n); // before the reply: msync() returns with the change on record
   {
     std::lock_guard lock(m_pending_mutex);
     auto it = m_pending.find(n);
