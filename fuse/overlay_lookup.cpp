@@ -384,6 +384,15 @@ void OverlayFs::present(const Node* n, struct stat& st) const {
   }
   if (n->is_dir() && n->upper_fd.load() >= 0 && n->lower_fd.load() >= 0) {
     st.st_nlink = 1;
+    // Its listing changes with either layer: the later ctime of the two, so that what
+    // checks a directory's stat for changes (git's untracked cache) sees the person's.
+    struct stat lower {};
+    if (::fstat(n->lower_fd.load(), &lower) == 0 &&
+        (lower.st_ctim.tv_sec > st.st_ctim.tv_sec ||
+         (lower.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+          lower.st_ctim.tv_nsec > st.st_ctim.tv_nsec))) {
+      st.st_ctim = lower.st_ctim;
+    }
   }
   if (n->unlinked.load()) {
     bool lower_object = n->is_dir() || !n->on_upper.load();
