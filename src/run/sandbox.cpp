@@ -120,6 +120,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   add({"--bind", spec.view.string(), spec.project.string()});
   if (!probe) {
     add({"--ro-bind", spec.init.string(), init_mount(spec).string()});
+    if (!spec.fsmonitor_hook.empty()) {
+      add({"--ro-bind", spec.fsmonitor_hook.string(), spec.fsmonitor_hook.string()});
+    }
   }
   add({"--clearenv"});
   for (const auto& [k, v] : spec.env) {
