@@ -123,7 +123,7 @@ TEST_CASE("fsmonitor: git status with ws's hook equals git status without, over 
   }
 }
 
-TEST_CASE("fsmonitor: the hook answers names since its token, and \"/\" after a restart") {
+TEST_CASE("fsmonitor: the hook answers names since its token, and everything after a restart") {
   TestRepo repo;
   MountedWorkspace w(repo);
   // What git's first, full status does: the view looks at every directory, and watches it.

@@ -82,7 +82,7 @@ TEST_CASE("fuse::ChangeLog answers everything when it cannot vouch for a short l
   }
 }
 
-TEST_CASE("fuse::ChangeLog pages a long answer; a name changed meanwhile comes next time") {
+TEST_CASE("fuse::ChangeLog pages a long answer, a name changed meanwhile comes next time") {
   ChangeLog log;
   std::string t0 = all(log, "").token;
   std::vector<std::string> names;
