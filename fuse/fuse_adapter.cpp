@@ -582,6 +582,7 @@ fuse_lowlevel_ops make_ops_impl() {
   ops.removexattr = ll_removexattr;
   ops.fallocate = ll_fallocate;
   ops.lseek = ll_lseek;
+  ops.ioctl = fsmonitor_ioctl;
   return ops;
 }
 

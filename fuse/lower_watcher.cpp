@@ -7,6 +7,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,14 @@ LowerWatcher::LowerWatcher(Handler handler) : m_handler(std::move(handler)) {
     throw_errno("inotify_init1");
   }
   m_stop = ::eventfd(0, EFD_CLOEXEC);
-  if (m_stop < 0) {
+  m_sync = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (m_stop < 0 || m_sync < 0) {
+    int err = errno;
     ::close(m_inotify);
+    if (m_stop >= 0) {
+      ::close(m_stop);
+    }
+    errno = err;
     throw_errno("eventfd");
   }
   m_thread = std::thread([this] { run(); });
@@ -37,6 +44,7 @@ LowerWatcher::~LowerWatcher() {
   (void)!::write(m_stop, &one, sizeof one);
   m_thread.join();
   ::close(m_stop);
+  ::close(m_sync);
   ::close(m_inotify);
 }
 
@@ -49,12 +57,20 @@ void LowerWatcher::remove(int wd) {
   ::inotify_rm_watch(m_inotify, wd);
 }
 
+bool LowerWatcher::sync(int timeout_ms) {
+  std::unique_lock lock(m_sync_mutex);
+  uint64_t ticket = ++m_sync_asked;
+  uint64_t one = 1;
+  (void)!::write(m_sync, &one, sizeof one);
+  return m_synced.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                           [&] { return m_sync_done >= ticket; });
+}
+
 void LowerWatcher::run() {
   alignas(inotify_event) char buf[64 * 1024];
-  std::vector<Event> events;
-  pollfd fds[2] = {{m_inotify, POLLIN, 0}, {m_stop, POLLIN, 0}};
+  pollfd fds[3] = {{m_inotify, POLLIN, 0}, {m_stop, POLLIN, 0}, {m_sync, POLLIN, 0}};
   for (;;) {
-    if (::poll(fds, 2, -1) < 0) {
+    if (::poll(fds, 3, -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -63,9 +79,32 @@ void LowerWatcher::run() {
     if (fds[1].revents) {
       return;
     }
-    ssize_t len = ::read(m_inotify, buf, sizeof buf);
-    if (len <= 0) {
+    if (fds[2].revents) {
+      uint64_t count = 0;
+      (void)!::read(m_sync, &count, sizeof count);
+      uint64_t asked = 0;
+      {
+        std::lock_guard lock(m_sync_mutex);
+        asked = m_sync_asked;
+      }
+      drain(buf, sizeof buf); // everything queued before those asked
+      {
+        std::lock_guard lock(m_sync_mutex);
+        m_sync_done = asked;
+      }
+      m_synced.notify_all();
       continue;
+    }
+    drain(buf, sizeof buf);
+  }
+}
+
+void LowerWatcher::drain(char* buf, size_t size) {
+  std::vector<Event> events;
+  for (;;) {
+    ssize_t len = ::read(m_inotify, buf, size);
+    if (len <= 0) {
+      return; // EAGAIN: nothing more queued
     }
     events.clear();
     bool overflow = false;

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string_view>
 #include <thread>
 
@@ -30,6 +32,9 @@ public:
   /// descriptor, or -1 (errno set; ENOSPC when fs.inotify.max_user_watches is reached).
   int add(int dir_fd);
   void remove(int wd);
+  /// Returns once every event the kernel queued before the call has been handled (so a
+  /// change the person made before asking is on record), or false after `timeout_ms`.
+  bool sync(int timeout_ms);
 
 private:
   void run();
@@ -37,6 +42,12 @@ private:
   Handler m_handler;
   int m_inotify = -1;
   int m_stop = -1; ///< eventfd
+  int m_sync = -1; ///< eventfd: sync() asks for a drain
+  std::mutex m_sync_mutex;
+  std::condition_variable m_synced;
+  uint64_t m_sync_asked = 0; ///< m_sync_mutex
+  uint64_t m_sync_done = 0;  ///< m_sync_mutex
+  void drain(char* buf, size_t size);
   std::thread m_thread;
 };
 

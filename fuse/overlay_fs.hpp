@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fuse/change_log.hpp"
 #include "fuse/created_fds.hpp"
 #include "fuse/disk_usage.hpp"
 #include "fuse/git_paths.hpp"
@@ -89,6 +90,9 @@ struct Node {
   std::mutex listing_mutex;
   std::shared_ptr<const std::vector<DirEntry>> listing; ///< listing_mutex
   std::atomic<int> watch{-1}; ///< inotify watch on the merged lower directory
+  /// The ChangeLog number this node's name was last noted with for a write: a write after
+  /// that and before the next fsmonitor token need not note it again.
+  std::atomic<uint64_t> noted{0};
   /// The kernel may cache this node's entry and attributes for long: nothing can change
   /// them behind the view's back unnoticed (its parent's lower directory is watched, or
   /// it has none). Fixed at creation.
@@ -288,6 +292,10 @@ public:
                      const std::filesystem::path& save_to);
 
   JournalWriter& journal() { return m_journal; }
+  /// What changed since a token, for git's fsmonitor hook (docs/fsmonitor.md).
+  ChangeLog& changes() { return m_changes; }
+  /// Handles every real-tree event queued so far (false if that took too long).
+  bool sync_watcher();
   MetaStore& meta() { return m_meta; }
   /// The agent's share of the disk and its limit (docs/filesystem.md, "Disk limit").
   DiskUsage& disk() { return m_disk; }
@@ -412,6 +420,10 @@ private:
   void watch_locked(Node* dir);   // needs m_table
   void unwatch_locked(Node* dir); // needs m_table
   void on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow);
+  /// Notes `n`'s name for a write, unless already noted since the last token.
+  void note_written(Node* n);
+  /// Notes what a journaled operation changed.
+  void note_change(const char* op, const std::string& path, const std::string& path2);
 
   // state edits under a live view (overlay_state.cpp)
   struct StateVisit;
@@ -452,6 +464,7 @@ private:
 
   MetaStore m_meta;
   JournalWriter m_journal;
+  ChangeLog m_changes;
   DiskUsage m_disk;
   ProcessNames m_process_names;
   MappedWriters m_mapped; ///< who to name for the kernel's writeback of mapped pages
@@ -471,7 +484,7 @@ private:
   WriteGate m_writes;
   /// What changed since the last checkpoint (its mutex is a leaf), and the tree that is
   /// relative to (the control thread's).
-  store::ChangeTracker m_changes;
+  store::ChangeTracker m_marks; ///< what the next checkpoint reads (fuse/store/)
   std::optional<store::ObjectId> m_tracked_base;
   /// The snapshot half of a state edit with a checkpoint (overlay_state.cpp).
   struct Freeze;

@@ -83,6 +83,7 @@ double OverlayFs::negative_timeout(const Node* parent) const {
 void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count, bool overflow) {
   std::set<std::pair<uint64_t, std::string>> entries;
   std::set<uint64_t> inodes;
+  std::vector<std::pair<std::string, bool>> changed; // for git's fsmonitor: name, directory
   {
     std::lock_guard table(m_table);
     if (overflow) {
@@ -106,6 +107,15 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
         }
         if (dir->lower_fd.load() < 0) {
           continue; // opaque now: the real tree no longer shows through
+        }
+        if (!dir->unlinked && (dir == m_root.get() || dir->parent)) {
+          std::string dir_path = path_locked(dir); // renames move nodes under m_table too
+          bool is_dir = e.name.empty() || (e.mask & IN_ISDIR);
+          std::string path = e.name.empty() ? dir_path : join_path(dir_path, e.name);
+          if (is_dir && (e.mask & (IN_DELETE | IN_MOVED_FROM))) {
+            m_changes.unblind(path, true); // gone: nothing there to watch
+          }
+          changed.emplace_back(std::move(path), is_dir);
         }
         if (e.name.empty()) { // the directory itself: attributes, or it went away
           if (dir->parent && !dir->unlinked) {
@@ -141,6 +151,18 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
   for (auto& [parent, name] : entries) {
     m_invalidator.entry(parent, name);
   }
+  // Noted once the kernel forgot what it cached: git, told of a name, must not be answered
+  // from a stale cache (it would keep the stale facts as clean).
+  if (overflow) {
+    m_changes.note_everything();
+  }
+  for (auto& [path, is_dir] : changed) {
+    m_changes.note(path, is_dir);
+  }
+}
+
+bool OverlayFs::sync_watcher() {
+  return !m_watcher || m_watcher->sync(2000);
 }
 
 } // namespace ws::fuse

@@ -52,7 +52,7 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
       m_work(open_dir_checked(layout.work(), O_RDONLY, "open work directory")),
       m_bases(open_dir_checked(layout.bases(), O_RDONLY, "open base store")),
       m_meta(layout.meta_db(), Db::Mode::ReadWrite), m_journal(layout.journal_db()),
-      m_changes(layout.store() / "tracker") {
+      m_marks(layout.store() / "tracker") {
   struct stat lst {
   }, ust{};
   if (::fstat(m_lower_root.get(), &lst) != 0 || ::fstat(m_upper_root.get(), &ust) != 0) {
@@ -85,7 +85,7 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   m_root->lower_fd = ::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0);
   std::error_code store_ec;
   std::filesystem::create_directories(layout.store(), store_ec);
-  m_tracked_base = m_changes.start_serving(); // what changed before us, for the next checkpoint
+  m_tracked_base = m_marks.start_serving(); // what changed before us, for the next checkpoint
   // Scratch files of an interrupted copy-up are garbage: nothing points at them.
   for (auto& e : std::filesystem::directory_iterator(layout.work())) {
     std::error_code ec;
@@ -121,7 +121,7 @@ OverlayFs::~OverlayFs() {
   if (m_counter.joinable()) {
     m_counter.join();
   }
-  m_changes.stop_serving(m_tracked_base);
+  m_marks.stop_serving(m_tracked_base);
 }
 
 Node* OverlayFs::node(uint64_t nodeid) {
@@ -299,6 +299,13 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
   n->git_sensitive = is_git_sensitive(path, n->type);
   if (n->is_dir()) {
     watch_locked(n); // before the kernel hears of it: no change inside can be missed
+    if (m_watcher && n->lower_fd.load() >= 0) {
+      if (n->watch.load() >= 0) {
+        m_changes.unblind(path, false);
+      } else {
+        m_changes.blind(path); // its changes go unseen: fsmonitor answers everything
+      }
+    }
   }
   parent->children.emplace(n->name, n);
   ++parent->child_refs;
@@ -353,6 +360,14 @@ void OverlayFs::release_locked(Node* n) {
       }
     }
     --parent->child_refs;
+    if (n->watch.load() >= 0 && !n->unlinked && parent->lower_fd.load() >= 0) {
+      // The kernel forgot a directory the real tree still has: its changes go unseen now.
+      struct stat st {};
+      if (::fstatat(parent->lower_fd.load(), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISDIR(st.st_mode)) {
+        m_changes.blind(path_locked(n)); // renames change parent/name under m_table too
+      }
+    }
     unwatch_locked(n);
     flush_pending_of(n);
     m_created.erase(n); // before the address can be reused
@@ -386,6 +401,15 @@ void OverlayFs::present(const Node* n, struct stat& st) const {
   }
   if (n->is_dir() && n->upper_fd.load() >= 0 && n->lower_fd.load() >= 0) {
     st.st_nlink = 1;
+    // Its listing changes with either layer: the later ctime of the two, so that what
+    // checks a directory's stat for changes (git's untracked cache) sees the person's.
+    struct stat lower {};
+    if (::fstat(n->lower_fd.load(), &lower) == 0 &&
+        (lower.st_ctim.tv_sec > st.st_ctim.tv_sec ||
+         (lower.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+          lower.st_ctim.tv_nsec > st.st_ctim.tv_nsec))) {
+      st.st_ctim = lower.st_ctim;
+    }
   }
   if (n->unlinked.load()) {
     bool lower_object = n->is_dir() || !n->on_upper.load();
@@ -453,17 +477,45 @@ ProcessInfo OverlayFs::record(const Caller& c, const char* op, std::string path,
   std::string_view kind = e.op;
   bool moves = kind == "rename" || kind == "exchange" || kind == "reset";
   if (moves) {
-    m_changes.mark_tree(e.path);
+    m_marks.mark_tree(e.path);
   } else if (kind != "write") {
-    m_changes.mark(e.path);
+    m_marks.mark(e.path);
   }
   if (moves || kind == "link") {
     if (!e.path2.empty()) {
-      m_changes.mark_tree(e.path2);
+      m_marks.mark_tree(e.path2);
     }
   }
+  note_change(op, e.path, e.path2);
   m_journal.record(std::move(e));
   return proc;
+}
+
+void OverlayFs::note_change(const char* op, const std::string& path, const std::string& path2) {
+  std::string_view o(op);
+  if (o == "write" || o == "rename" || o == "exchange") {
+    return; // noted as they happen (note_written, rename)
+  }
+  if (o == "reset" || o == "rebase" || o == "restore") {
+    return; // edit_state says everything
+  }
+  m_changes.note(path, o == "mkdir" || o == "rmdir");
+  if (o == "link") {
+    m_changes.note(path2, false); // the new name (path is the old one)
+  }
+}
+
+void OverlayFs::note_written(Node* n) {
+  if (n->noted.load(std::memory_order_acquire) > m_changes.issued()) {
+    return; // the next answer names it already
+  }
+  std::string path;
+  {
+    std::shared_lock tree(m_tree);
+    path = path_locked(n);
+  }
+  uint64_t seq = m_changes.note(path, false);
+  n->noted.store(seq ? seq : 0, std::memory_order_release);
 }
 
 struct statvfs OverlayFs::statfs() {

@@ -511,6 +511,12 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
       snode->retired_fds.push_back(old);
     }
   }
+  m_changes.note(spath, sdir || (exchange && ddir));
+  m_changes.note(dpath, sdir || ddir);
+  snode->noted.store(0); // writes under its new name are noted anew
+  if (exchange) {
+    dnode->noted.store(0);
+  }
   record(c, exchange ? "exchange" : "rename", spath, dpath);
   // Moved names may have become ones the person's git obeys (git's own lock-and-rename of
   // its config does that).

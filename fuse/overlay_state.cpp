@@ -135,7 +135,7 @@ std::unique_ptr<OverlayFs::Freeze> OverlayFs::begin_freeze() {
   auto freeze = std::make_unique<Freeze>(
       m_layout.store(), base, store::SnapshotSource{m_upper_root.get(), &m_meta, m_bases.get()});
   if (base != m_tracked_base || (base && !freeze->store.contains(*base))) {
-    m_changes.mark_all();
+    m_marks.mark_all();
     if (base && !freeze->store.contains(*base)) {
       freeze->base.reset();
       freeze->builder.drop_base();
@@ -145,15 +145,15 @@ std::unique_ptr<OverlayFs::Freeze> OverlayFs::begin_freeze() {
     // While the agent works: what changed since the last checkpoint, then what it changed
     // while we read, until little is left.
     for (int round = 0; round < k_rounds; ++round) {
-      store::Marks marks = m_changes.take();
+      store::Marks marks = m_marks.take();
       freeze->taken.merge(marks);
       freeze->builder.read(marks);
-      if (m_changes.pending() <= k_paused_read_max) {
+      if (m_marks.pending() <= k_paused_read_max) {
         break;
       }
     }
   } catch (...) {
-    m_changes.give_back(freeze->taken);
+    m_marks.give_back(freeze->taken);
     throw;
   }
   return freeze;
@@ -174,7 +174,7 @@ void OverlayFs::finish_freeze(Freeze& freeze, const std::filesystem::path& dest)
                   root.hex().substr(0, 12), st.files_read, st.bytes_read, st.reused, added,
                   paused_us);
   } catch (...) {
-    m_changes.give_back(freeze.taken);
+    m_marks.give_back(freeze.taken);
     throw;
   }
 }
@@ -185,7 +185,7 @@ void OverlayFs::snapshot_state(const std::filesystem::path& dest) {
     auto pause = m_writes.pause(k_pause_wait);
     auto start = std::chrono::steady_clock::now();
     flush_pending_writes(0);
-    store::Marks rest = m_changes.take();
+    store::Marks rest = m_marks.take();
     freeze->taken.merge(rest);
     rest.merge(freeze->builder.take_retry());
     freeze->builder.set_may_chmod(true);
@@ -193,7 +193,7 @@ void OverlayFs::snapshot_state(const std::filesystem::path& dest) {
     freeze->builder.set_may_chmod(false);
     freeze->paused = std::chrono::steady_clock::now() - start;
   } catch (...) {
-    m_changes.give_back(freeze->taken);
+    m_marks.give_back(freeze->taken);
     throw;
   }
   finish_freeze(*freeze, dest);
@@ -243,7 +243,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
     try {
       pause = m_writes.pause(k_pause_wait);
     } catch (...) {
-      m_changes.give_back(freeze->taken);
+      m_marks.give_back(freeze->taken);
       throw;
     }
   }
@@ -269,14 +269,14 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
     collect_visits_locked(scope, visits);
     if (freeze) {
       try {
-        store::Marks rest = m_changes.take();
+        store::Marks rest = m_marks.take();
         freeze->taken.merge(rest);
         rest.merge(freeze->builder.take_retry());
         freeze->builder.set_may_chmod(true);
         freeze->builder.read(rest);
         freeze->builder.set_may_chmod(false);
       } catch (...) {
-        m_changes.give_back(freeze->taken);
+        m_marks.give_back(freeze->taken);
         throw; // nothing edited: the visits' references go with `unref`
       }
       freeze->paused = std::chrono::steady_clock::now() - start;
@@ -289,10 +289,11 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       failure = std::current_exception();
     }
     for (const std::string& root : scope) {
-      m_changes.mark_tree(root); // whatever the edit did there, the next checkpoint reads
+      m_marks.mark_tree(root); // whatever the edit did there, the next checkpoint reads
     }
     revalidate_locked(visits, inval);
     measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
+    m_changes.note_everything(); // git's fsmonitor: every token before this answers "/"
   }
   if (m_deferred && m_writes.paused()) {
     // Writers are paused (`ws apply` drops what it landed, or our own checkpoint): a held
@@ -313,7 +314,8 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
       m_invalidator.entry(parent, name);
     }
   }
-  pause.reset(); // the held requests run now, on this thread
+  m_changes.note_everything(); // and again once the kernel dropped what it cached
+  pause.reset();               // the held requests run now, on this thread
   trash.empty();
   if (freeze) {
     finish_freeze(*freeze, save_to); // kept even when the edit failed: it is the undo

@@ -78,6 +78,7 @@ void OverlayFs::emit_pending_locked(PendingWrite& p) {
 }
 
 void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size) {
+  note_written(n); // after the bytes landed: a token handed out later covers them
   int64_t now = now_ns();
   auto continues = [&](const PendingWrite& p) {
     return !p.ranges.empty() && !p.writeback && p.writer.pid == c.pid && p.ranges.size() < 64 &&
@@ -89,7 +90,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     auto it = m_pending.find(n);
     if (it != m_pending.end() && continues(it->second)) {
       it->second.ranges.add(offset, size); // the common case: no path, no /proc, no allocation
-      uint64_t gen = m_changes.generation();
+      uint64_t gen = m_marks.generation();
       mark = it->second.marked != gen;
       it->second.marked = gen;
       if (!mark) {
@@ -101,7 +102,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     // Once per checkpoint: the write landed, so the next checkpoint reads the file, at the
     // path it has now (a directory above it may have moved since the burst began).
     std::shared_lock tree(m_tree);
-    m_changes.mark(path_locked(n));
+    m_marks.mark(path_locked(n));
     return;
   }
   // A new burst: name the file and the process once (m_tree before m_pending_mutex).
@@ -112,8 +113,8 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     std::shared_lock tree(m_tree);
     path = path_locked(n);
   }
-  uint64_t gen = m_changes.generation(); // before marking: a take() in between marks again
-  m_changes.mark(path);
+  uint64_t gen = m_marks.generation(); // before marking: a take() in between marks again
+  m_marks.mark(path);
   std::lock_guard lock(m_pending_mutex);
   PendingWrite& p = m_pending[n];
   if (!continues(p)) {
@@ -135,6 +136,7 @@ bool OverlayFs::continues_writeback(const PendingWrite& p, int64_t now) {
 }
 
 MappedWriters::Writer OverlayFs::writeback_holder(Node* n) {
+  note_written(n); // before the reply: msync() returns with the change on record
   {
     std::lock_guard lock(m_pending_mutex);
     auto it = m_pending.find(n);
@@ -156,7 +158,7 @@ void OverlayFs::note_writeback(Node* n, uint64_t offset, uint64_t size,
       auto it = m_pending.find(n);
       if (it != m_pending.end() && continues(it->second)) {
         it->second.ranges.add(offset, size);
-        uint64_t gen = m_changes.generation();
+        uint64_t gen = m_marks.generation();
         mark = it->second.marked != gen;
         it->second.marked = gen;
         if (!mark) {
@@ -166,7 +168,7 @@ void OverlayFs::note_writeback(Node* n, uint64_t offset, uint64_t size,
     }
     if (mark) { // once per checkpoint, as note_write
       std::shared_lock tree(m_tree);
-      m_changes.mark(path_locked(n));
+      m_marks.mark(path_locked(n));
       return;
     }
     MappedWriters::Writer who =
@@ -176,8 +178,8 @@ void OverlayFs::note_writeback(Node* n, uint64_t offset, uint64_t size,
       std::shared_lock tree(m_tree);
       path = path_locked(n);
     }
-    uint64_t gen = m_changes.generation(); // before marking: a take() in between marks again
-    m_changes.mark(path);
+    uint64_t gen = m_marks.generation(); // before marking: a take() in between marks again
+    m_marks.mark(path);
     std::lock_guard lock(m_pending_mutex);
     PendingWrite& p = m_pending[n];
     if (!continues(p)) {

@@ -6,6 +6,7 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/fsmonitor/view_git_config.hpp"
 #include "src/network/network_option.hpp"
 #include "src/network/session_network.hpp"
 #include "src/profile/profile_layer.hpp"
@@ -296,6 +297,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   spec.init = sandbox_init_program();
+  spec.fsmonitor_hook = fsmonitor_hook_program();
   std::string command = join_command(spec.command);
 
   int status = 0;

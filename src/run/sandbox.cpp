@@ -120,6 +120,10 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   add({"--bind", spec.view.string(), spec.project.string()});
   if (!probe) {
     add({"--ro-bind", spec.init.string(), init_mount(spec).string()});
+    // Not over the view: an agent rebuilding ws in its own project must find its file there.
+    if (!spec.fsmonitor_hook.empty() && !under_any(spec.fsmonitor_hook, {spec.project})) {
+      add({"--ro-bind", spec.fsmonitor_hook.string(), spec.fsmonitor_hook.string()});
+    }
   }
   add({"--clearenv"});
   for (const auto& [k, v] : spec.env) {

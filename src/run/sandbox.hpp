@@ -31,7 +31,10 @@ struct SandboxSpec {
   std::string resolv_conf;   ///< the sandbox's /etc/resolv.conf ("": the host's file as it is)
   EnvList env;               ///< the agent's whole environment
   std::vector<std::string> command;
-  std::filesystem::path init;        ///< the ws binary (runs as the sandbox's pid 1)
+  std::filesystem::path init; ///< the ws binary (runs as the sandbox's pid 1)
+  /// git's fsmonitor hook (docs/fsmonitor.md): shown read-only at its own path, so the
+  /// view's core.fsmonitor works inside too (a home or /tmp holding ws is private there).
+  std::filesystem::path fsmonitor_hook;
   long max_procs = 0;                ///< process limit of the session; 0: none
   std::filesystem::path probe_cache; ///< where a passed fail-closed probe is remembered
 };

@@ -6,12 +6,15 @@
 #include "fuse/meta_store.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/unique_fd.hpp"
+#include "gitbridge/config_write.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
+#include "src/fsmonitor/view_git_config.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -55,6 +58,41 @@ std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+/// A value of the agent's config to keep at a later mount: whatever it set, but a
+/// `ws-fsmonitor` of another ws install (the path moves with ws).
+bool keep_agents_value(const std::string& name, const std::string& value) {
+  std::string_view hook = "/ws-fsmonitor";
+  return name != "core.fsmonitor" ||
+         !(value.size() >= hook.size() &&
+           value.compare(value.size() - hook.size(), hook.size(), hook) == 0);
+}
+
+/// Sets what git in the view needs to ask the daemon what changed (docs/fsmonitor.md) in the
+/// agent's config. At the seed (`fresh`) over whatever the person's config had (their own
+/// fsmonitor hook would run in the sandbox, and fail there); later only where the agent did
+/// not set its own. No daemon runs: nothing writes the upper layer meanwhile.
+void set_view_git_config(const Workspace& w, fuse::OfflineState& state, bool fresh) {
+  auto entries = view_git_config(fsmonitor_hook_program());
+  std::filesystem::path config = w.layout.agent_git_config();
+  struct stat git_dir {
+  }, file{};
+  if (entries.empty() || ::lstat(config.parent_path().c_str(), &git_dir) != 0 ||
+      !S_ISDIR(git_dir.st_mode) || ::lstat(config.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) {
+    return; // the agent replaced its .git or its config by something else: libgit2 would
+            // follow a symlink out of the workspace
+  }
+  try {
+    auto result =
+        gitbridge::set_config_defaults(config, entries, fresh ? nullptr : keep_agents_value);
+    if (!result.set.empty()) {
+      fuse::note_offline_edit(state.dirs(), {".git/config"}); // for the next checkpoint
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws: warning: git status in the view will look at every file: %s\n",
+                 visible_text(e.what()).c_str());
+  }
+}
+
 } // namespace
 
 void init_agent_git(const Workspace& w) {
@@ -68,6 +106,7 @@ void init_agent_git(const Workspace& w) {
   }
   fuse::OfflineState state(w.repo, w.layout);
   if (fuse::agent_git_source(*state.dirs().meta)) {
+    set_view_git_config(w, state, false);
     return;
   }
   gitbridge::RealGitDirs real = gitbridge::real_git_dirs(w.repo);
@@ -75,6 +114,7 @@ void init_agent_git(const Workspace& w) {
   if (!state.dirs().meta->info(k_pin)) {
     state.dirs().meta->set_info(k_pin, new_pin_id(w.name));
   }
+  set_view_git_config(w, state, true);
   lock.reset();
   record_agent_start(w);
 }

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ws::fuse {
+
+/// What git's fsmonitor hook asks the daemon (docs/fsmonitor.md): which names of the view
+/// changed since a token. Every change the view makes and every change the real-tree watcher
+/// reports is noted here with a sequence number; a token names the daemon instance and a
+/// number. Bounded: past `max_paths` names the oldest are forgotten, and a token older than
+/// what was forgotten answers "everything may have changed". Correctness first: whenever
+/// the record cannot vouch for a short list (another daemon's token, a forgotten name, a
+/// real-tree directory the daemon does not watch), the answer is "everything".
+/// Thread-safe; every method is O(log n) or bounded by its page.
+class ChangeLog {
+public:
+  static constexpr size_t k_default_max_paths = 65536;
+
+  explicit ChangeLog(size_t max_paths = k_default_max_paths);
+
+  /// `path` (relative to the view's root) changed; `dir`: it is a directory (git gets
+  /// "path/", the cone below it). The root and the repository's own `.git` are not noted.
+  /// Returns the sequence number given (0 if not noted).
+  uint64_t note(std::string_view path, bool dir);
+  /// Anything may have changed (watcher overflow, ws reset, a checkpoint restored): every
+  /// token issued so far answers "everything".
+  void note_everything();
+  /// The number of the last token handed out: a name noted after it need not be noted again
+  /// until the next query (cheap writes).
+  uint64_t issued() const;
+
+  /// A real-tree directory at `path` that the daemon does not watch (the watch limit, or
+  /// the kernel forgot the node while the directory is still there): while any is, every
+  /// answer is "everything". `unblind` when it is watched again, or (`below`: with
+  /// everything below it) when it went away; the last one going makes older tokens answer
+  /// "everything".
+  void blind(const std::string& path);
+  void unblind(const std::string& path, bool below);
+  bool is_blind() const;
+
+  struct Page {
+    bool everything = false;        ///< answer "/": anything may have changed
+    std::string token;              ///< the token to hand to git (its upto)
+    uint64_t upto = 0;              ///< the query's fixed end: pass it with the next page
+    uint64_t next = 0;              ///< cursor for the next page; 0 when this is the last
+    std::vector<std::string> paths; ///< directories end in '/'
+  };
+  /// The names changed after `token` and at most at `upto` (0: now; the first page fixes it),
+  /// from `cursor` on (0 at first), at most `max_bytes` of names with their NULs.
+  Page since(std::string_view token, uint64_t upto, uint64_t cursor, size_t max_bytes);
+
+  /// "ws:<instance>:<seq>"
+  std::string token_for(uint64_t seq) const;
+  uint64_t instance() const { return m_instance; }
+
+private:
+  /// True with its number when this instance issued `token`.
+  bool parse(std::string_view token, uint64_t& seq) const;
+  void evict_locked();
+
+  const size_t m_max;
+  const uint64_t m_instance;
+  mutable std::mutex m_mutex;
+  uint64_t m_seq = 0;                                  ///< last number given
+  std::atomic<uint64_t> m_issued{0};                   ///< last number handed out in a token
+  uint64_t m_forgotten = 0;                            ///< a token below this answers everything
+  std::map<uint64_t, std::string> m_by_seq;            ///< each name once, at its last change
+  std::unordered_map<std::string, uint64_t> m_by_path; ///< name -> its key in m_by_seq
+  std::set<std::string> m_blind;
+};
+
+} // namespace ws::fuse
