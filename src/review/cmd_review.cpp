@@ -2,6 +2,7 @@
 // accepted (tree, index or patch file), keeps decisions across crashes.
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
+#include "src/cli/progress.hpp"
 #include "src/review/review_session.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/workspace/workspace_edit.hpp"
@@ -137,7 +138,10 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
   }
   std::string carried; // decisions taken into a reload
   for (;;) {
-    ReviewSource src = load_review(w, o.paths);
+    ReviewSource src = [&] {
+      Progress progress("review");
+      return load_review(w, o.paths, &progress);
+    }();
     if (src.review.files.empty()) {
       std::printf("nothing to review: the workspace has no changes\n");
       return 0;

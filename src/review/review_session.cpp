@@ -5,6 +5,7 @@
 #include "gitbridge/content_id.hpp"
 #include "gitbridge/hunks.hpp"
 #include "gitbridge/merge.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/landing.hpp"
@@ -204,12 +205,22 @@ std::filesystem::path decisions_file(const Workspace& w) {
   return w.layout.dir / "review-decisions";
 }
 
-ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths) {
+ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths,
+                         Progress* progress) {
   ReviewSource r{live_state(w), {}, {}};
+  if (progress) {
+    progress->step("finding the changes");
+  }
   std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}});
   ContentReader reader(w, r.source);
   UpperFiles upper(r.source);
+  if (progress) {
+    progress->step("reading the changed files", plan.size());
+  }
   for (auto& p : plan) {
+    if (progress) {
+      progress->advance();
+    }
     ReviewItem item{std::move(p), std::nullopt, true, std::nullopt};
     const fuse::Change& c = item.change.change;
     bool representable = c.kind == fuse::ChangeKind::Deleted || git_mode(c.mode) != GitMode::None;

@@ -17,6 +17,7 @@
 namespace ws {
 
 struct Context;
+class Progress;
 
 /// What `ws review` does (the CLI fills it).
 struct ReviewOptions {
@@ -44,7 +45,9 @@ struct ReviewSource {
   tui::Review review;
 };
 
-ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths);
+/// `progress`, if given, counts the files read.
+ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths,
+                         Progress* progress = nullptr);
 
 /// What the decisions mean for the real tree and the workspace.
 struct ReviewLanding {

@@ -4,6 +4,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon_client.hpp"
 #include "src/transfer/change_content.hpp"
@@ -137,6 +138,8 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (!o.checkpoint) {
     pause = pause_writers(w);
   }
+  Progress progress("apply");
+  progress.step("reading the changes");
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint);
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {
@@ -146,14 +149,17 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   LandedVersions landed_versions(w.layout);
   std::vector<Outcome> outcomes;
   size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
+  progress.step("merging", r.pairs.size());
   for (const auto& p : r.plan) {
     if (p.transfers()) {
+      progress.advance();
       outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
                                        r.source.checkpoint ? nullptr : &landed_versions));
       ++k;
     }
   }
   if (outcomes.empty()) {
+    progress.finish();
     std::fputs(verdict_report(r.plan, color, "").c_str(), stderr);
     std::printf("nothing to apply\n");
     return 0;
@@ -171,6 +177,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (conflicts > 0 && !o.markers) {
+    progress.finish();
     for (const auto& out : outcomes) {
       std::fputs(conflict_report(out, color).c_str(), stderr);
     }
@@ -188,10 +195,12 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (o.check) {
+    progress.finish();
     std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
                 outcomes.size() == 1 ? "" : "s", r.patch.id.c_str());
     return 0;
   }
+  progress.step("writing the real tree");
   tx.commit();
   {
     std::vector<std::pair<std::string, const std::string*>> written;
@@ -217,8 +226,10 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
         staged.insert(staged.end(), out.landings.begin(), out.landings.end());
       }
     }
+    progress.step("staging");
     stage_landings(w.repo, staged);
   }
+  progress.finish();
 
   std::vector<std::string> landed;
   size_t applied = 0;
