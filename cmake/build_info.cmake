@@ -18,7 +18,9 @@ if(GIT)
       OUTPUT_VARIABLE head RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     if(rc EQUAL 0 AND head)
       set(commit "${head}")
-      execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} status --porcelain --untracked-files=no
+      # --no-optional-locks: never rewrite the index (a root build of a user's checkout)
+      execute_process(COMMAND ${GIT} --no-optional-locks -C ${SOURCE_DIR} status --porcelain
+        --untracked-files=no
         OUTPUT_VARIABLE changes RESULT_VARIABLE rc ERROR_QUIET)
       if(rc EQUAL 0 AND NOT changes STREQUAL "")
         string(APPEND commit "-dirty")

@@ -148,6 +148,9 @@ std::vector<std::string> closest(const std::string& word,
     return s.substr(s.find_first_not_of('-') == std::string::npos ? 0 : s.find_first_not_of('-'));
   };
   std::string w = bare(word);
+  if (w.size() < 2) {
+    return {}; // one letter is one edit from every other: no guess is better than another
+  }
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& c : candidates) {
     std::string b = bare(c);

@@ -268,10 +268,16 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
       hint.pop_back();
     }
   }
-  if (hint.empty()) { // the mount itself failed (libfuse said why in the daemon's log)
-    throw HostError(what, "see the daemon's log: " + w.layout.log_file().string());
+  if (!hint.empty()) {
+    throw Error(what, hint);
   }
-  throw Error(what, hint);
+  std::string log = "see the daemon's log: " + w.layout.log_file().string();
+  // fuse/session.cpp's words when libfuse could not mount (it said why in the log)
+  if (what.rfind("cannot mount the view", 0) == 0 ||
+      what.rfind("cannot create the FUSE session", 0) == 0) {
+    throw HostError(what, log);
+  }
+  throw Error(what, log);
 }
 
 bool unmount_view(const Workspace& w, bool force) {

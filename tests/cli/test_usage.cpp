@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 using namespace ws::test;
+namespace fs = std::filesystem;
 
 namespace {
 Run run_ws(const std::string& args, const std::filesystem::path& dir = {}) {
@@ -45,6 +46,18 @@ TEST_CASE("usage: the version names the commit it was built from") {
     return;
   }
   CHECK(has(run_ws("--version").out, "(commit " + head.out.substr(0, 12)));
+}
+
+TEST_CASE("usage: built outside a git checkout (a release tarball), the commit is unknown") {
+  TempDir tarball;
+  fs::path out = tarball.path() / "build_info.cpp";
+  Run r =
+      sh(q(WS_CMAKE) + " -DSOURCE_DIR=" + q(tarball.path().string()) + " -DOUT=" + q(out.string()) +
+         " -DVERSION=9.8.7 -P " + q(WS_SOURCE_DIR "/cmake/build_info.cmake"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  Run text = sh("cat " + q(out.string()));
+  CHECK(has(text.out, "return \"9.8.7\";"));
+  CHECK(has(text.out, "return \"unknown\";"));
 }
 
 TEST_CASE("usage: a mistyped command gets the closest ones, the usage, exit 2") {
