@@ -58,6 +58,21 @@ std::vector<std::string> bash_complete(const fs::path& script,
   return out;
 }
 
+/// Whether the fish script completes `option` (-x or --long) only after `command`.
+bool fish_has_option(const std::string& fish, const std::string& command,
+                     const std::string& option) {
+  std::string flag = option.size() == 2 ? " -s " + option.substr(1) : " -l " + option.substr(2);
+  std::istringstream in(fish);
+  for (std::string line; std::getline(in, line);) {
+    bool scoped =
+        has(line, "__ws_using " + command + "'") || has(line, "__ws_using " + command + ";");
+    if (scoped && has(line, flag + " ")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool offers(const std::vector<std::string>& replies, const std::string& word) {
   return std::find(replies.begin(), replies.end(), word) != replies.end();
 }
@@ -119,11 +134,7 @@ TEST_CASE("reference: every command and option is in the man pages and the compl
       CHECK(has(text, "\\fB" + roff(opt) + "\\fR"));
       CHECK(has(bash, opt));
       CHECK(has(zsh, opt));
-      CHECK(has(fish,
-                "__ws_using " + c.name + "'" + (opt.size() == 2 ? " -s " + opt.substr(1) : "")));
-      if (opt.size() > 2) {
-        CHECK(has(fish, " -l " + opt.substr(2)));
-      }
+      CHECK(fish_has_option(fish, c.name, opt));
     }
   }
   // Internal commands stay out.
@@ -240,4 +251,10 @@ TEST_CASE("reference: zsh and fish read their scripts, fish completes") {
   CHECK(has(fish("ws diff --color="), "--color=always"));
   CHECK(has(fish("ws -C /tmp sta"), "status\t"));
   CHECK(!has(fish("ws status --j"), "--max-disk"));
+  // ws run's own options, then the agent's command line, completed as fish completes it
+  CHECK(has(fish("ws run --net"), "--network\t"));
+  CHECK(has(fish("ws run --writable /tmp ech"), "echo\t"));
+  CHECK(has(fish("ws run -- ech"), "echo\t"));
+  CHECK(has(fish("ws run echo /tm"), "/tmp/"));
+  CHECK(!has(fish("ws run echo --"), "--writable"));
 }
