@@ -5,6 +5,7 @@ find_package(CLI11 CONFIG REQUIRED)
 find_package(fmt CONFIG REQUIRED)
 find_package(spdlog CONFIG REQUIRED)
 find_package(doctest CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED) # agent settings files (src/profile)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto) # SHA-256 of what a transfer lands
 pkg_check_modules(FUSE3 REQUIRED IMPORTED_TARGET fuse3)
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)

@@ -33,6 +33,8 @@ constexpr const char* k_direnv_nix = "direnv (use nix, use flake) runs it when y
                                      "project";
 constexpr const char* k_commit = "git's hooks run what it says on commit";
 constexpr const char* k_editor = "your editor runs what it says when it opens the project";
+constexpr const char* k_agent_cli = "an agent CLI runs what it says when it starts here "
+                                    "(hooks, MCP servers, helpers)";
 
 constexpr NameRule k_self_running[] = {
     // site.py imports these from any sys.path entry (PYTHONPATH=., an editable install, a
@@ -100,6 +102,17 @@ constexpr NameRule k_self_running[] = {
     {"*.code-workspace", k_editor, ""},
     {"**/.idea/workspace.xml", k_editor, ".idea/workspace.xml"},
     {"**/.idea/watcherTasks.xml", k_editor, ".idea/watcherTasks.xml"},
+    // Agent CLIs started in the project: Claude Code runs the hooks, status line and helpers
+    // its settings name and the MCP servers .mcp.json names; Codex, Gemini CLI, Cursor and VS
+    // Code's agent the same from theirs. All of .claude/settings*.json: the policy sees names,
+    // not content, and permission rules there loosen what a later agent may do unasked.
+    {"**/.claude/settings*.json", k_agent_cli, ""},
+    {"**/.claude/hooks/", k_agent_cli, ".claude/hooks/"},
+    {".mcp.json", k_agent_cli, ""},
+    {"**/.codex/", k_agent_cli, ".codex/"},
+    {"**/.gemini/settings.json", k_agent_cli, ".gemini/settings.json"},
+    {"**/.vscode/mcp.json", k_agent_cli, ".vscode/mcp.json"},
+    {"**/.cursor/mcp.json", k_agent_cli, ".cursor/mcp.json"},
 };
 
 // --- flagged: a tool the person names runs it -------------------------------------------------
@@ -109,6 +122,7 @@ constexpr const char* k_installs = "decides what code gets installed";
 constexpr const char* k_toolchain = "picks the toolchain that runs";
 constexpr const char* k_ci = "runs in CI with the repository's secrets";
 constexpr const char* k_git_sees = "changes what git sees";
+constexpr const char* k_instructs = "instructs the agents you run here later";
 
 constexpr NameRule k_flags[] = {
     // Editors, dev containers and environment loaders.
@@ -288,6 +302,19 @@ constexpr NameRule k_flags[] = {
     {".zshrc", k_runs, ""},
     {".zshenv", k_runs, ""},
     {".zprofile", k_runs, ""},
+    // Instructions agent CLIs read as their own at every start in the project.
+    {"CLAUDE.md", k_instructs, ""},
+    {"CLAUDE.local.md", k_instructs, ""},
+    {"AGENTS.md", k_instructs, ""},
+    {"AGENTS.override.md", k_instructs, ""},
+    {"GEMINI.md", k_instructs, ""},
+    {"**/.claude/commands/", k_instructs, ".claude/commands/"},
+    {"**/.claude/agents/", k_instructs, ".claude/agents/"},
+    {"**/.claude/skills/", k_instructs, ".claude/skills/"},
+    {"**/.cursor/rules/", k_instructs, ".cursor/rules/"},
+    {".cursorrules", k_instructs, ""},
+    {"/.github/copilot-instructions.md", k_instructs, ".github/copilot-instructions.md"},
+    {"/.github/instructions/", k_instructs, ".github/instructions/"},
 };
 
 constexpr MatchOptions k_builtin{.casefold = true, .file_only = true};

@@ -269,6 +269,7 @@ void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_i
   guarded(req, "read", [&] {
     OverlayFs& fs = fs_of(req);
     Node* n = checked_node(req, ino);
+    fs.note_read(n, fuse_req_ctx(req)->pid);
     if (FileHandle* fh = fh_of(fi)) {
       fuse_bufvec buf = fd_buffer(size, fs.read_fd(n, *fh), off);
       fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
@@ -296,6 +297,15 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
         fuse_reply_err(req, static_cast<int>(-written));
         return;
       }
+      if (fi && fi->writepage) {
+        // The kernel writing back a shared mapping's pages: no caller. Who holds the file
+        // open is looked for before the reply (msync() returns with it); the rest after.
+        MappedWriters::Writer holder = fs.writeback_holder(n);
+        fuse_reply_write(req, static_cast<size_t>(written));
+        fs.note_writeback(n, static_cast<uint64_t>(off), static_cast<uint64_t>(written),
+                          std::move(holder));
+        return;
+      }
       fs.note_write(caller_of(req), n, static_cast<uint64_t>(off), static_cast<uint64_t>(written));
       fuse_reply_write(req, static_cast<size_t>(written));
       return;
@@ -309,6 +319,13 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
     room.finish();
     if (n < 0) {
       fuse_reply_err(req, static_cast<int>(-n));
+      return;
+    }
+    if (fi->writepage) { // as above
+      MappedWriters::Writer holder = fs.writeback_holder(fs.node(ino));
+      fuse_reply_write(req, static_cast<size_t>(n));
+      fs.note_writeback(fs.node(ino), static_cast<uint64_t>(off), static_cast<uint64_t>(n),
+                        std::move(holder));
       return;
     }
     fs.note_write(caller_of(req), fs.node(ino), static_cast<uint64_t>(off),

@@ -27,4 +27,9 @@ bool HostCallers::is_host(pid_t pid) const {
   return !ns || *ns == m_own;
 }
 
+bool HostCallers::surely_host(pid_t pid) const {
+  std::optional<uint64_t> ns = pid_namespace_of(pid);
+  return ns && m_own != 0 && *ns == m_own;
+}
+
 } // namespace ws::fuse

@@ -24,6 +24,9 @@ class HostCallers {
 public:
   HostCallers();
   bool is_host(pid_t pid) const;
+  /// Strictly: the caller is known to be in the daemon's own pid namespace (outside every
+  /// `ws run` session). A caller whose namespace cannot be read is not.
+  bool surely_host(pid_t pid) const;
 
 private:
   uint64_t m_own = 0; ///< the daemon's pid namespace

@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace ws::fuse {
@@ -38,16 +41,40 @@ CREATE TABLE IF NOT EXISTS session_spans(
   command TEXT,
   pid INTEGER,
   started_ns INTEGER NOT NULL,
-  ended_ns INTEGER
+  ended_ns INTEGER,
+  profile TEXT
 );
 CREATE INDEX IF NOT EXISTS session_spans_pidns ON session_spans(pidns);
 )";
 
-/// Journals made before sessions existed lack the pidns column.
+bool has_column(Db& db, const char* table, const char* column) {
+  Stmt st(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  st.bind_text(1, table).bind_text(2, column);
+  return st.step() && st.int64(0) > 0;
+}
+
+/// Columns added since the first journals: the pid namespace (sessions), the thread that
+/// asked and its name, how a writeback's writer was found.
+constexpr const char* k_added_columns[][2] = {
+    {"pidns", "INTEGER"}, {"tid", "INTEGER"}, {"thread", "TEXT"}, {"via", "TEXT"}};
+
 void upgrade(Db& db) {
-  Stmt st(db, "SELECT count(*) FROM pragma_table_info('journal') WHERE name = 'pidns'");
-  if (st.step() && st.int64(0) == 0) {
-    db.exec("ALTER TABLE journal ADD COLUMN pidns INTEGER");
+  for (const auto& [column, type] : k_added_columns) {
+    if (!has_column(db, "journal", column)) {
+      db.exec(("ALTER TABLE journal ADD COLUMN " + std::string(column) + " " + type).c_str());
+    }
+  }
+  // ... and journals made before agent profiles lack the session's profile.
+  if (!has_column(db, "session_spans", "profile")) {
+    db.exec("ALTER TABLE session_spans ADD COLUMN profile TEXT");
+  }
+}
+
+void bind_or_null(Stmt& st, int i, const std::string& text) {
+  if (text.empty()) {
+    st.bind_null(i);
+  } else {
+    st.bind_text(i, text);
   }
 }
 constexpr size_t k_batch_max = 1000;
@@ -155,8 +182,8 @@ void JournalWriter::run() {
 
 void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
   Transaction tx(m_db);
-  Stmt st(m_db, "INSERT INTO journal(time_ns, op, path, path2, pid, uid, comm, detail, pidns)"
-                " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+  Stmt st(m_db, "INSERT INTO journal(time_ns, op, path, path2, pid, uid, comm, detail, pidns,"
+                " tid, thread, via) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
   for (auto& e : batch) {
     st.bind(1, e.time_ns).bind_text(2, e.op).bind_blob(3, e.path);
     if (e.path2.empty()) {
@@ -165,16 +192,15 @@ void JournalWriter::write_batch(std::vector<JournalEntry>& batch) {
       st.bind_blob(4, e.path2);
     }
     st.bind(5, e.pid).bind(6, e.uid).bind_text(7, e.comm);
-    if (e.detail.empty()) {
-      st.bind_null(8);
-    } else {
-      st.bind_text(8, e.detail);
-    }
+    bind_or_null(st, 8, e.detail);
     if (e.pidns == 0) {
       st.bind_null(9);
     } else {
       st.bind(9, static_cast<int64_t>(e.pidns));
     }
+    st.bind(10, e.tid);
+    bind_or_null(st, 11, e.thread);
+    bind_or_null(st, 12, e.via);
     st.run();
   }
   tx.commit();
@@ -192,22 +218,34 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
     Stmt st(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_spans'");
     spans = st.step() && st.int64(0) > 0;
   }
+  auto column = [&](const char* name) {
+    return has_column(db, "journal", name) ? std::string("j.") + name : std::string("NULL");
+  };
   // A session is its pid namespace WHILE it ran: the kernel reuses namespace ids, so a
-  // later session's id never claims an earlier one's writes.
-  std::string sql =
-      spans ? "SELECT j.id, j.time_ns, j.op, j.path, j.path2, j.pid, j.uid, j.comm, j.detail, "
-              "j.pidns, (SELECT s.session FROM session_spans s WHERE s.pidns = j.pidns "
-              "AND j.time_ns >= s.started_ns AND (s.ended_ns IS NULL OR j.time_ns <= s.ended_ns) "
-              "ORDER BY s.started_ns DESC LIMIT 1) FROM journal j WHERE j.time_ns >= ?1"
-            : "SELECT id, time_ns, op, path, path2, pid, uid, comm, detail, NULL, NULL "
-              "FROM journal WHERE time_ns >= ?1";
+  // later session's id never claims an earlier one's writes. Its profile is shown where
+  // the session record has one (older records, and sessions without a profile, do not).
+  std::string session = "NULL", profile = "NULL", join;
+  if (spans) {
+    session = "s.session";
+    if (has_column(db, "session_spans", "profile")) {
+      profile = "s.profile";
+    }
+    join = " LEFT JOIN session_spans s ON s.rowid = (SELECT s2.rowid FROM session_spans s2 "
+           "WHERE s2.pidns = j.pidns AND j.time_ns >= s2.started_ns AND (s2.ended_ns IS NULL OR "
+           "j.time_ns <= s2.ended_ns) ORDER BY s2.started_ns DESC LIMIT 1)";
+  }
+  std::string sql = "SELECT j.id, j.time_ns, j.op, j.path, j.path2, j.pid, j.uid, j.comm, "
+                    "j.detail, " +
+                    column("pidns") + ", " + session + ", " + column("tid") + ", " +
+                    column("thread") + ", " + column("via") + ", " + profile + " FROM journal j" +
+                    join + " WHERE j.time_ns >= ?1";
   // By time, not by id: a write entry is committed when its coalescing ends but carries
   // the time it began.
   if (query.limit) {
-    sql =
-        "SELECT * FROM (" + sql + " ORDER BY time_ns DESC, id DESC LIMIT ?2) ORDER BY time_ns, id";
+    sql = "SELECT * FROM (" + sql +
+          " ORDER BY j.time_ns DESC, j.id DESC LIMIT ?2) ORDER BY time_ns, id";
   } else {
-    sql += " ORDER BY time_ns, id";
+    sql += " ORDER BY j.time_ns, j.id";
   }
   Stmt st(db, sql.c_str());
   st.bind(1, query.since_ns.value_or(0));
@@ -227,6 +265,10 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
     e.detail = st.text(8);
     e.pidns = static_cast<uint64_t>(st.int64(9));
     e.session = st.text(10);
+    e.tid = static_cast<int32_t>(st.int64(11));
+    e.thread = st.text(12);
+    e.via = st.text(13);
+    e.profile = st.text(14);
     if (query.session && e.session != *query.session) {
       continue;
     }
@@ -239,50 +281,133 @@ std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
   return out;
 }
 
-ProcessInfo ProcessNames::info(pid_t pid) {
-  int64_t now = now_ns();
-  {
-    std::lock_guard lock(m_mutex);
-    auto it = m_cache.find(pid);
-    // Pids are reused; what is older than 2 s is read again.
-    if (it != m_cache.end() && now - it->second.read_at_ns < 2'000'000'000) {
-      return it->second.info;
+namespace {
+
+/// A small /proc file, up to 1 KiB ("" if it cannot be read: the thread is gone).
+std::string read_proc(const char* file) {
+  int fd = ::open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return {};
+  }
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+/// /proc/TID/stat: the thread's name (field 2, in parentheses; it may hold any byte but
+/// NUL, ')' included, so it ends at the last ')') and its start time (field 22).
+bool read_stat(pid_t tid, std::string& name, uint64_t& start) {
+  char file[64];
+  std::snprintf(file, sizeof file, "/proc/%d/stat", static_cast<int>(tid));
+  std::string stat = read_proc(file);
+  size_t open = stat.find('(');
+  size_t close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) {
+    return false;
+  }
+  name = stat.substr(open + 1, close - open - 1);
+  // Fields 3.. follow ") "; the start time is the 20th of them.
+  const char* p = stat.c_str() + close + 1;
+  for (int field = 3; field < 22; ++field) {
+    p = std::strchr(p + 1, ' ');
+    if (!p) {
+      return false;
     }
   }
-  ProcessInfo info{"?", 0};
-  if (pid > 0) {
-    char file[64];
-    std::snprintf(file, sizeof file, "/proc/%d/comm", static_cast<int>(pid));
-    int fd = ::open(file, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      char buf[64];
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      ::close(fd);
-      if (n > 0) {
-        info.comm.assign(buf, static_cast<size_t>(n));
-        while (!info.comm.empty() && info.comm.back() == '\n') {
-          info.comm.pop_back();
-        }
-      }
+  start = std::strtoull(p + 1, nullptr, 10);
+  return true;
+}
+
+pid_t read_tgid(pid_t tid) {
+  char file[64];
+  std::snprintf(file, sizeof file, "/proc/%d/status", static_cast<int>(tid));
+  int fd = ::open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return 0;
+  }
+  char buf[512]; // Name, Umask, State, Tgid: the first lines
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) {
+    return 0;
+  }
+  buf[n] = '\0';
+  const char* t = std::strstr(buf, "\nTgid:");
+  return t ? static_cast<pid_t>(std::atoi(t + 6)) : 0;
+}
+
+std::string read_comm(pid_t pid) {
+  char file[64];
+  std::snprintf(file, sizeof file, "/proc/%d/comm", static_cast<int>(pid));
+  std::string comm = read_proc(file);
+  while (!comm.empty() && comm.back() == '\n') {
+    comm.pop_back();
+  }
+  return comm;
+}
+
+} // namespace
+
+ProcessInfo ProcessNames::info(pid_t tid) {
+  std::string name;
+  uint64_t start = 0;
+  if (tid <= 0 || !read_stat(tid, name, start)) {
+    return {"?", 0, 0, {}}; // the kernel named no one (0), or the thread is gone
+  }
+  int64_t now = now_ns();
+  ProcessInfo info;
+  int64_t leader_read_ns = 0;
+  bool known = false;
+  {
+    std::lock_guard lock(m_mutex);
+    auto it = m_cache.find(tid);
+    if (it != m_cache.end() && it->second.start == start) { // the same thread, not a reuse
+      info = it->second.info;
+      leader_read_ns = it->second.leader_read_ns;
+      known = true;
     }
-    info.pidns = pid_namespace_of(pid).value_or(0);
+  }
+  if (!known) { // what the thread's life does not change
+    info.tgid = read_tgid(tid);
+    info.pidns = pid_namespace_of(tid).value_or(0);
+    if (info.tgid == 0) {
+      return {"?", 0, 0, name}; // gone between the two reads
+    }
+  }
+  info.thread = name;
+  if (info.tgid == tid) {
+    info.comm = name; // the leader itself: its name was just read
+  } else if (!known || now - leader_read_ns > 2'000'000'000) {
+    info.comm = read_comm(info.tgid);
+    if (info.comm.empty()) {
+      info.comm = "?"; // the leader exited before its threads
+    }
+    leader_read_ns = now;
   }
   std::lock_guard lock(m_mutex);
   if (m_cache.size() > 4096) {
     m_cache.clear();
   }
-  m_cache.insert_or_assign(pid, Cached{info, now});
+  m_cache.insert_or_assign(tid, Cached{start, info, leader_read_ns});
   return info;
 }
 
 void register_session(const std::filesystem::path& db_file, uint64_t pidns,
-                      const std::string& session, const std::string& command, pid_t pid) {
+                      const std::string& session, const std::string& command, pid_t pid,
+                      const std::string& profile) {
   Db db(db_file, Db::Mode::ReadWrite);
   db.exec(k_schema);
-  Stmt st(db, "INSERT OR REPLACE INTO session_spans(pidns, session, command, pid, started_ns)"
-              " VALUES(?1,?2,?3,?4,?5)");
+  upgrade(db);
+  Stmt st(db, "INSERT OR REPLACE INTO session_spans(pidns, session, command, pid, started_ns,"
+              " profile) VALUES(?1,?2,?3,?4,?5,?6)");
   st.bind(1, static_cast<int64_t>(pidns)).bind_text(2, session).bind_text(3, command);
   st.bind(4, static_cast<int64_t>(pid)).bind(5, now_ns());
+  if (profile.empty()) {
+    st.bind_null(6);
+  } else {
+    st.bind_text(6, profile);
+  }
   st.run();
 }
 

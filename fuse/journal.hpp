@@ -23,20 +23,30 @@ struct JournalEntry {
   std::string op;      ///< "write", "create", "unlink", "rename", ...
   std::string path;    ///< workspace-relative, raw bytes
   std::string path2;   ///< rename/link target
-  int32_t pid = 0;
+  int32_t pid = 0;     ///< the process (thread group) that asked; 0 when unknown
   uint32_t uid = 0;
-  std::string comm;   ///< the process's command name (/proc/PID/comm)
+  std::string comm;   ///< the process's command name: its thread group leader's /proc/PID/comm
   std::string detail; ///< writes: coalesced byte ranges "0-4096,8192-8200" (half-open)
   /// Inode of the writer's pid namespace: every `ws run` session has its own, so this says
   /// which session wrote, and a process cannot forge it. 0 when unknown.
   uint64_t pidns = 0;
   std::string session; ///< read back: the `ws run` session of `pidns` (empty outside one)
+  int32_t tid = 0;     ///< the thread that asked (the kernel names threads, not processes)
+  std::string thread;  ///< that thread's own name ("tokio-rt-worker", "Bun Pool 0")
+  /// How the writer was found when the kernel named none (a shared mapping's pages written
+  /// back): "" it named it; "mapped": `pid` has the file mapped shared and writable;
+  /// "last-writer": `pid` last created, wrote or truncated it through the view; "unknown".
+  std::string via;
+  std::string profile; ///< read back: the agent profile the session ran with, where recorded
 };
 
 /// Records that `ws run` session `session` runs in pid namespace `pidns` from now on (before
 /// its agent starts): its processes' journal entries name it until end_session.
+/// `profile`: the agent profile the session runs under (src/profile; empty: none), kept in
+/// session_spans.profile for `ws log` to show.
 void register_session(const std::filesystem::path& db_file, uint64_t pidns,
-                      const std::string& session, const std::string& command, pid_t pid);
+                      const std::string& session, const std::string& command, pid_t pid,
+                      const std::string& profile = {});
 
 /// Records that session `session` ended: its pid namespace's id may be reused from now on,
 /// and writes after this moment are never its.
@@ -96,23 +106,30 @@ struct JournalQuery {
 std::vector<JournalEntry> read_journal(const std::filesystem::path& db_file,
                                        const JournalQuery& query);
 
-/// What the journal says about a process: its command name and pid namespace.
+/// What the journal says about the thread that asked: its process and their names.
 struct ProcessInfo {
-  std::string comm;
-  uint64_t pidns = 0;
+  std::string comm;   ///< the process's command (its thread group leader's name)
+  uint64_t pidns = 0; ///< the pid namespace's inode number
+  pid_t tgid = 0;     ///< the process; 0 when unknown
+  std::string thread; ///< the thread's own name
 };
 
-/// Caches pid -> command name and pid namespace; a /proc read costs ~10 us, a write
-/// request far less.
+/// Names the thread a FUSE request comes from (the kernel gives its tid) by its process:
+/// the thread group and its leader's command, and the pid namespace. What cannot change in a
+/// thread's life (its thread group, its pid namespace) is read once and cached by tid; every
+/// call checks, with one read of /proc/TID/stat, that the tid is still the same thread (its
+/// start time), since tids are reused, and takes the thread's current name from it (exec
+/// renames). The leader's name is read again after 2 s (a process may rename itself).
 class ProcessNames {
 public:
-  std::string name(pid_t pid) { return info(pid).comm; }
-  ProcessInfo info(pid_t pid);
+  std::string name(pid_t tid) { return info(tid).comm; }
+  ProcessInfo info(pid_t tid);
 
 private:
   struct Cached {
+    uint64_t start = 0; ///< the thread's start time (clock ticks since boot)
     ProcessInfo info;
-    int64_t read_at_ns;
+    int64_t leader_read_ns = 0;
   };
   std::mutex m_mutex;
   std::map<pid_t, Cached> m_cache;

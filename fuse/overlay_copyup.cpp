@@ -248,6 +248,7 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
       if (::mknodat(m_work.get(), tmp.c_str(), st.st_mode, 0) != 0) {
         throw_errno("copy-up: mknod", path);
       }
+      ::fchmodat(m_work.get(), tmp.c_str(), st.st_mode & 07777, 0); // past the daemon's umask
       if (m_root_daemon) {
         (void)::fchownat(m_work.get(), tmp.c_str(), st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
       }

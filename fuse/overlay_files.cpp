@@ -19,8 +19,10 @@ bool opens_for_write(int flags) {
 }
 
 // Flags that make sense only when creating or resolving a name, not when re-opening the
-// backing object through /proc/self/fd.
-constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW;
+// backing object through /proc/self/fd. And O_DIRECT: the kernel already sends the caller's
+// direct I/O as READ/WRITE requests past its page cache; the data of a WRITE sits in our
+// request buffer at no particular alignment, which an O_DIRECT fd refuses (EINVAL).
+constexpr int k_strip = O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_DIRECT;
 } // namespace
 
 std::unique_ptr<FileHandle> OverlayFs::open_locked(const Caller& c, Node* n, int flags,
@@ -76,18 +78,19 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   int pu = parent->upper_fd.load();
   std::string n(name);
   auto fh = std::make_unique<FileHandle>();
-  fh->fd = UniqueFd(::openat(pu, n.c_str(),
-                             (flags & ~(O_NOCTTY | O_NOFOLLOW)) | O_CREAT | O_EXCL | O_CLOEXEC,
-                             mode & 07777));
+  fh->fd = UniqueFd(
+      ::openat(pu, n.c_str(), (flags & ~k_strip) | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777));
   if (!fh->fd) {
     throw_errno("create", path);
   }
   set_owner(pu, n.c_str(), c, parent);
+  settle_new_mode(pu, n, fh->fd.get(), mode, path);
   fh->on_upper = true;
   fh->path = path;
   note_created_locked(parent, path);
-  record(c, "create", path);
+  ProcessInfo creator = record(c, "create", path);
   Entry e = attach_entry_locked(parent, name, path);
+  m_mapped.remember(e.node->ino.load(), c.pid, c.uid, creator); // who may map it next
   settle_created_handle(e.node, fh, flags, mode);
   return {e, std::move(fh)};
 }
@@ -149,7 +152,9 @@ void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, of
   if (::fallocate(fd, mode, offset, length) != 0) {
     throw_errno("fallocate", path);
   }
-  record(c, "fallocate", path, {}, std::to_string(offset) + "-" + std::to_string(offset + length));
+  ProcessInfo who = record(c, "fallocate", path, {},
+                           std::to_string(offset) + "-" + std::to_string(offset + length));
+  m_mapped.remember(n->ino.load(), c.pid, c.uid, who);
 }
 
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
@@ -189,7 +194,8 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     if (rc != 0) {
       throw_errno("truncate", path);
     }
-    record(c, "truncate", path, {}, std::to_string(attr.st_size));
+    ProcessInfo who = record(c, "truncate", path, {}, std::to_string(attr.st_size));
+    m_mapped.remember(n->ino.load(), c.pid, c.uid, who); // ftruncate, then mmap: a common pair
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
     struct timespec tv[2];

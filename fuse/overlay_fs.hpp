@@ -8,6 +8,7 @@
 #include "fuse/journal.hpp"
 #include "fuse/layout.hpp"
 #include "fuse/lower_watcher.hpp"
+#include "fuse/mapped_writers.hpp"
 #include "fuse/meta_store.hpp"
 #include "fuse/unique_fd.hpp"
 #include "fuse/write_gate.hpp"
@@ -238,6 +239,18 @@ public:
   /// writes of one process to one file within 200 ms make one entry of byte ranges. The
   /// path and command are read when a burst starts, not on every write.
   void note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size);
+  /// The same for the kernel's writeback of a shared mapping's pages (no caller), in two
+  /// steps around the reply (MappedWriters). Before it: the process holding the file open
+  /// for writing, when a new burst starts (the writer may let go the moment it has the
+  /// reply). After it: the entry, naming that process, else one mapping the file or the
+  /// one that last wrote or read it (reading /proc/*/maps may wait for a process that
+  /// waits for the reply). Neither throws.
+  MappedWriters::Writer writeback_holder(Node* n);
+  void note_writeback(Node* n, uint64_t offset, uint64_t size, MappedWriters::Writer holder);
+  /// The view's device number, once mounted (how /proc/PID/maps names its files).
+  void set_view_device(dev_t dev) { m_mapped.set_view_device(dev); }
+  /// A READ of `n` by thread `tid`: a page fault of a mapping that may write back later.
+  void note_read(const Node* n, pid_t tid) { m_mapped.remember_reader(n->ino.load(), tid); }
   /// Journals pending writes older than `age_ns` (0: all of them).
   void flush_pending_writes(int64_t age_ns);
   void set_stateless(bool on) { m_stateless = on; }
@@ -384,6 +397,11 @@ private:
   void refresh_after_tree_copy(Node* dir);
   Identity lower_identity(const struct stat& st) const;
   void set_owner(int dirfd, const char* name, const Caller& c, Node* parent);
+  /// Gives the object just made at `dirfd`/`name` (or `fd`, when given) exactly the
+  /// permission bits of `mode`: the kernel already took the caller's umask from it, and the
+  /// daemon's own umask (or a default ACL above upper/) must not take more (overlay_namespace.cpp).
+  static void settle_new_mode(int dirfd, const std::string& name, int fd, mode_t mode,
+                              const std::string& path);
 
   void watch_locked(Node* dir);   // needs m_table
   void unwatch_locked(Node* dir); // needs m_table
@@ -405,8 +423,11 @@ private:
   bool refresh_dir_locked(Node* dir, Found& found);
 
   /// Queues a journal entry; `time_ns` 0 means now, an empty `comm` means the caller's now.
-  void record(const Caller& c, const char* op, std::string path, std::string path2 = {},
-              std::string detail = {}, int64_t time_ns = 0, ProcessInfo proc = {});
+  /// `via`: how a writer the kernel did not name was found (JournalEntry::via). Returns the
+  /// process named.
+  ProcessInfo record(const Caller& c, const char* op, std::string path, std::string path2 = {},
+                     std::string detail = {}, int64_t time_ns = 0, ProcessInfo proc = {},
+                     std::string via = {});
 
   std::filesystem::path m_lower_dir;
   WorkspaceLayout m_layout;
@@ -422,6 +443,7 @@ private:
   JournalWriter m_journal;
   DiskUsage m_disk;
   ProcessNames m_process_names;
+  MappedWriters m_mapped; ///< who to name for the kernel's writeback of mapped pages
 
   mutable std::shared_mutex m_tree;
   std::mutex m_table;
@@ -440,11 +462,15 @@ private:
   /// Writes without an open handle, waiting to be journaled as one entry per (file, process).
   struct PendingWrite {
     Caller writer;
-    ProcessInfo proc; ///< read at the first write: the process may be gone when journaled
+    ProcessInfo proc;       ///< read at the first write: the process may be gone when journaled
+    bool writeback = false; ///< the kernel's writeback of mapped pages (no caller)
+    std::string via;        ///< writeback: how `proc` was found
     std::string path;
     RangeSet ranges;
     int64_t since_ns = 0;
   };
+  /// A writeback at `now` joins `p` (the kernel's writebacks of one file, within 200 ms).
+  static bool continues_writeback(const PendingWrite& p, int64_t now);
   std::mutex m_pending_mutex; ///< after m_table when both are held
   std::unordered_map<const Node*, PendingWrite> m_pending;
   void emit_pending_locked(PendingWrite& p);

@@ -411,22 +411,27 @@ void OverlayFs::detach_child(Node* parent, std::string_view name) {
   }
 }
 
-void OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
-                       std::string detail, int64_t time_ns, ProcessInfo proc) {
+ProcessInfo OverlayFs::record(const Caller& c, const char* op, std::string path, std::string path2,
+                              std::string detail, int64_t time_ns, ProcessInfo proc,
+                              std::string via) {
   JournalEntry e;
   e.time_ns = time_ns ? time_ns : now_ns();
   e.op = op;
   e.path = std::move(path);
   e.path2 = std::move(path2);
-  e.pid = c.pid;
-  e.uid = c.uid;
   if (proc.comm.empty()) {
-    proc = m_process_names.info(c.pid);
+    proc = m_process_names.info(c.pid); // the kernel names the thread: find its process
   }
-  e.comm = std::move(proc.comm);
+  e.pid = proc.tgid ? proc.tgid : c.pid;
+  e.tid = c.pid;
+  e.uid = c.uid;
+  e.comm = proc.comm;
+  e.thread = proc.thread;
   e.pidns = proc.pidns;
   e.detail = std::move(detail);
+  e.via = std::move(via);
   m_journal.record(std::move(e));
+  return proc;
 }
 
 struct statvfs OverlayFs::statfs() {

@@ -2,6 +2,7 @@
 // OPENDIR with ENOSYS: the kernel then sends no OPEN, RELEASE, OPENDIR or RELEASEDIR at all,
 // which halves the round trips of every open()/close() (the main cost of rg, compilers and
 // git on FUSE). Each READ/WRITE then resolves its node; copy-up happens at the first write.
+#include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
@@ -71,7 +72,7 @@ UniqueFd OverlayFs::open_despite_mode_locked(Node* n, int accmode) {
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {
   if (!p.ranges.empty()) {
-    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns, p.proc); // as it began
+    record(p.writer, "write", p.path, {}, p.ranges.str(), p.since_ns, p.proc, p.via); // as it began
     p.ranges.clear();
   }
 }
@@ -79,7 +80,7 @@ void OverlayFs::emit_pending_locked(PendingWrite& p) {
 void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size) {
   int64_t now = now_ns();
   auto continues = [&](const PendingWrite& p) {
-    return !p.ranges.empty() && p.writer.pid == c.pid && p.ranges.size() < 64 &&
+    return !p.ranges.empty() && !p.writeback && p.writer.pid == c.pid && p.ranges.size() < 64 &&
            now - p.since_ns <= k_pending_age_ns;
   };
   {
@@ -92,6 +93,7 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
   }
   // A new burst: name the file and the process once (m_tree before m_pending_mutex).
   ProcessInfo proc = m_process_names.info(c.pid);
+  m_mapped.remember(n->ino.load(), c.pid, c.uid, proc);
   std::string path;
   {
     std::shared_lock tree(m_tree);
@@ -103,10 +105,66 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     emit_pending_locked(p);
     p.writer = c;
     p.proc = std::move(proc);
+    p.writeback = false;
+    p.via.clear();
     p.path = std::move(path);
     p.since_ns = now;
   }
   p.ranges.add(offset, size);
+}
+
+bool OverlayFs::continues_writeback(const PendingWrite& p, int64_t now) {
+  return !p.ranges.empty() && p.writeback && p.ranges.size() < 64 &&
+         now - p.since_ns <= k_pending_age_ns;
+}
+
+MappedWriters::Writer OverlayFs::writeback_holder(Node* n) {
+  {
+    std::lock_guard lock(m_pending_mutex);
+    auto it = m_pending.find(n);
+    if (it != m_pending.end() && continues_writeback(it->second, now_ns())) {
+      return {}; // named when its burst began
+    }
+  }
+  return m_mapped.holder(n->ino.load(), m_process_names);
+}
+
+void OverlayFs::note_writeback(Node* n, uint64_t offset, uint64_t size,
+                               MappedWriters::Writer holder) {
+  try {
+    int64_t now = now_ns();
+    auto continues = [&](const PendingWrite& p) { return continues_writeback(p, now); };
+    {
+      std::lock_guard lock(m_pending_mutex);
+      auto it = m_pending.find(n);
+      if (it != m_pending.end() && continues(it->second)) {
+        it->second.ranges.add(offset, size);
+        return;
+      }
+    }
+    MappedWriters::Writer who =
+        holder.tid > 0 ? std::move(holder) : m_mapped.attribute(n->ino.load(), m_process_names);
+    std::string path;
+    {
+      std::shared_lock tree(m_tree);
+      path = path_locked(n);
+    }
+    std::lock_guard lock(m_pending_mutex);
+    PendingWrite& p = m_pending[n];
+    if (!continues(p)) {
+      emit_pending_locked(p);
+      p.writer = Caller{who.uid, 0, who.tid, 0};
+      p.proc = std::move(who.info);
+      p.writeback = true;
+      p.via = std::move(who.via);
+      p.path = std::move(path);
+      p.since_ns = now;
+    }
+    p.ranges.add(offset, size);
+  } catch (const std::exception& e) {
+    logger().warn("journal a writeback: {}",
+                  e.what()); // the data is written; only its entry is lost
+  }
 }
 
 void OverlayFs::flush_pending_of(const Node* n) {

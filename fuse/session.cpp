@@ -2,6 +2,9 @@
 #include "fuse/session.hpp"
 
 #include "fuse/fuse_ops.hpp"
+#include "fuse/log.hpp"
+#include "fuse/mapped_writers.hpp"
+#include "fuse/overlay_fs.hpp"
 
 #include <fuse_lowlevel.h>
 
@@ -39,7 +42,9 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
     : m_impl(std::make_unique<Impl>()) {
   m_impl->fs = &fs;
   const fuse_lowlevel_ops& ops = lowlevel_ops();
-  std::string opts = "fsname=ws,subtype=ws,default_permissions";
+  // nodev: no device node in the view ever opens (root may make them: docs/conformance.md);
+  // nosuid: nothing the agent made runs with another's rights. libfuse's defaults, said.
+  std::string opts = "fsname=ws,subtype=ws,default_permissions,nodev,nosuid";
   if (options.allow_other) {
     opts += ",allow_other";
   }
@@ -63,6 +68,12 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
     throw std::runtime_error("cannot mount the view at '" + mountpoint.string() + "'");
   }
   m_impl->mounted = true;
+  if (auto dev = mount_device(mountpoint)) {
+    fs.set_view_device(*dev); // to find who maps a file whose pages the kernel writes back
+  } else {
+    logger().warn("the view's device is not in /proc/self/mountinfo: mmap writebacks are "
+                  "attributed by the view's memory only");
+  }
   m_max_threads = options.max_threads;
   fuse_session* se = m_impl->se;
   fs.start_watching({

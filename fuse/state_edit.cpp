@@ -362,6 +362,13 @@ void StateEditor::empty_upper() {
 void StateEditor::drop_all() {
   empty_upper();
   m_dirs.meta->replace_subtree("", {});
+  // The view's root shows the real tree's times again, as at mount: emptying upper/ (and
+  // the agent's work before) moved its mtime.
+  struct stat st {};
+  if (::fstat(m_dirs.lower, &st) == 0) {
+    struct timespec times[2] = {st.st_atim, st.st_mtim};
+    ::utimensat(AT_FDCWD, ("/proc/self/fd/" + std::to_string(m_dirs.upper)).c_str(), times, 0);
+  }
 }
 
 void StateEditor::restore(const std::filesystem::path& checkpoint_dir) {

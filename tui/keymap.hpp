@@ -25,6 +25,7 @@ enum Key : int {
   k_key_tab,
   k_key_escape,
   k_key_ctrl_c,
+  k_key_resize, ///< the terminal changed size (not a key the person typed)
 };
 
 struct KeyBinding {

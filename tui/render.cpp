@@ -138,6 +138,9 @@ Style group_style(Group g) {
 }
 
 std::string change_size(const FileEntry& f) {
+  if (!f.counted) {
+    return "";
+  }
   if (f.added == 0 && f.deleted == 0) {
     return f.hunks.empty() && !f.notes.empty() ? "~" : "";
   }
@@ -147,7 +150,7 @@ std::string change_size(const FileEntry& f) {
 /// The list's row of file `i`: cursor, decision mark, status, path, size of the change.
 void file_row(Row& row, size_t width, const ReviewModel& m, size_t i) {
   const FileEntry& f = m.files()[i];
-  bool sel = i == m.selected();
+  bool sel = i == m.selected() && m.selected_fold() == nullptr;
   Style base =
       sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim) : Style::Normal;
   FileState st = file_state(f);
@@ -175,11 +178,49 @@ void file_row(Row& row, size_t width, const ReviewModel& m, size_t i) {
   b.add(size, sel ? base : Style::Dim);
 }
 
-/// The left pane's rows on screen (`body` of them): groups, files, reasons, scrolled so the
-/// selected file and the reason under it are in view. Only those rows are built: a review
-/// of 200,000 files costs one pass of counting per frame, not 200,000 rows.
+/// The list's row of a folded directory: cursor, decision mark, status, the directory, how
+/// many files (and how many of them are deletions: a count never hides one).
+void fold_row(Row& row, size_t width, const ReviewModel& m, size_t entry, const Fold& fold) {
+  bool sel = entry == m.cursor();
+  Style base =
+      sel ? (m.focus() == Focus::Files ? Style::Selected : Style::SelectedDim) : Style::Normal;
+  FileState st = m.fold_state(fold);
+  std::string size = with_commas(fold.files()) + " files";
+  if (fold.deleted > 0) {
+    size += ", " + with_commas(fold.deleted) + " deleted";
+  }
+  RowBuilder b(row, width);
+  b.add(sel ? ">" : " ", base).add(state_mark(st), sel ? base : state_style(st)).add(" ", base);
+  b.add(std::string(1, fold.status) + " ", base);
+  std::string dir = fold.dir + (fold.expanded ? "/ -" : "/ +");
+  if (display_width(dir) + size.size() + 1 > b.left()) {
+    // A narrow list keeps the directory's name and its counts, not the words.
+    size = with_commas(fold.files()) +
+           (fold.deleted > 0 ? " (" + with_commas(fold.deleted) + " D)" : std::string());
+  }
+  size_t room = b.left() > size.size() + 1 ? b.left() - size.size() - 1 : 0;
+  size_t from = 0, cols = display_width(dir);
+  if (cols > room && room > 1) {
+    GlyphScanner s(dir);
+    Glyph g;
+    while (cols > room - 1 && s.next(g)) {
+      cols -= g.width;
+      from = g.byte + g.bytes;
+    }
+    b.marker("<");
+  }
+  b.add_styled(
+      dir, [base](size_t) { return base; }, from);
+  b.pad(b.left() > size.size() ? b.left() - size.size() : 0, base);
+  b.add(size, sel ? base : Style::Dim);
+}
+
+/// The left pane's rows on screen (`body` of them) from the model's first row shown:
+/// groups, files, folded directories, reasons. Only those rows are built: a frame of a
+/// 200,000-file review costs what is on screen.
 std::vector<Row> list_rows(const ReviewModel& m, size_t width, int body) {
   const auto& files = m.files();
+  const auto& entries = m.entries();
   std::vector<Row> rows;
   if (files.empty()) {
     rows.emplace_back();
@@ -187,40 +228,50 @@ std::vector<Row> list_rows(const ReviewModel& m, size_t width, int body) {
     return rows;
   }
   size_t in_group[4] = {};
-  int sel = 0, row = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const FileEntry& f = files[i];
+  for (const auto& f : files) {
     ++in_group[static_cast<size_t>(f.group)];
-    row += i == 0 || files[i - 1].group != f.group ? 1 : 0;
-    sel = i == m.selected() ? row : sel;
-    row += f.group != Group::Transfer ? 2 : 1;
   }
-  int top = sel + 2 <= body ? 0 : sel + 2 - body;
-  row = 0;
-  auto visible = [&] { return row >= top && row < top + body; };
-  for (size_t i = 0; i < files.size() && row < top + body; ++i) {
-    const FileEntry& f = files[i];
-    if ((i == 0 || files[i - 1].group != f.group) && visible()) {
-      rows.emplace_back();
-      RowBuilder(rows.back(), width)
-          .add(std::string(" ") + (f.group == Group::Transfer ? "TRANSFER" : group_name(f.group)) +
-                   " (" + std::to_string(in_group[static_cast<size_t>(f.group)]) + ")",
-               group_style(f.group))
-          .fill(Style::Normal);
-    }
-    row += i == 0 || files[i - 1].group != f.group ? 1 : 0;
-    if (visible()) {
-      file_row(rows.emplace_back(), width, m, i);
-    }
-    ++row;
-    if (f.group != Group::Transfer) {
-      if (visible()) {
-        rows.emplace_back();
-        RowBuilder(rows.back(), width)
-            .add("       " + f.reason + (f.overridden ? " (taken)" : ""), Style::Note)
+  size_t top = m.list_top(), end = top + static_cast<size_t>(std::max(0, body));
+  auto it = std::upper_bound(entries.begin(), entries.end(), top,
+                             [](size_t t, const ListEntry& e) { return t < e.row; });
+  if (it != entries.begin()) {
+    --it;
+  }
+  for (; it != entries.end() && it->row - (it->header ? 1 : 0) < end; ++it) {
+    size_t e = static_cast<size_t>(it - entries.begin());
+    bool fold = it->kind == ListEntry::Kind::Fold;
+    const FileEntry& f = files[fold ? m.folds()[it->index].begin : it->index];
+    auto emit = [&](size_t at) -> Row* {
+      if (at < top || at >= end) {
+        return nullptr;
+      }
+      return &rows.emplace_back();
+    };
+    if (it->header) {
+      if (Row* r = emit(it->row - 1)) {
+        RowBuilder(*r, width)
+            .add(std::string(" ") +
+                     (f.group == Group::Transfer ? "TRANSFER" : group_name(f.group)) + " (" +
+                     with_commas(in_group[static_cast<size_t>(f.group)]) + ")",
+                 group_style(f.group))
             .fill(Style::Normal);
       }
-      ++row;
+    }
+    if (Row* r = emit(it->row)) {
+      if (fold) {
+        fold_row(*r, width, m, e, m.folds()[it->index]);
+      } else {
+        file_row(*r, width, m, it->index);
+      }
+    }
+    if (it->reason) {
+      if (Row* r = emit(it->row + 1)) {
+        bool taken = fold ? m.fold_state(m.folds()[it->index]) != FileState::Locked : f.overridden;
+        RowBuilder(*r, width)
+            .add("       " + f.reason + (taken && f.group == Group::Withheld ? " (taken)" : ""),
+                 Style::Note)
+            .fill(Style::Normal);
+      }
     }
   }
   return rows;
@@ -328,7 +379,9 @@ void text_row(Row& row, size_t width, const DiffRow& d, Style style, Style fill)
 
 std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
   std::vector<Row> rows;
+  // On a folded directory the rows are notes about it; their style is its files' group.
   const FileEntry* f = m.selected_file();
+  Group group = m.files()[m.selected()].group;
   const auto& all = m.diff_rows();
   std::map<int, std::map<size_t, std::vector<std::pair<size_t, size_t>>>> emphasis;
   for (size_t r = static_cast<size_t>(m.diff_top()); r < all.size() && rows.size() < height; ++r) {
@@ -339,8 +392,8 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
       text_row(rows.back(), width, d, Style::Title, Style::Title);
       break;
     case DiffRow::Kind::Note:
-      text_row(rows.back(), width, d,
-               f->group == Group::Transfer ? Style::Note : group_style(f->group), Style::Normal);
+      text_row(rows.back(), width, d, group == Group::Transfer ? Style::Note : group_style(group),
+               Style::Normal);
       break;
     case DiffRow::Kind::HunkHeader: {
       RowBuilder b(rows.back(), width);
@@ -376,6 +429,10 @@ std::vector<Row> diff_pane(const ReviewModel& m, size_t width, size_t height) {
 }
 
 std::string hints(const ReviewModel& m) {
+  if (const Fold* fold = m.selected_fold()) {
+    return std::string("Enter ") + (fold->expanded ? "close" : "open") +
+           "  o take all  r reject all  z fold  / search  F finish  q quit";
+  }
   if (m.focus() == Focus::Files) {
     return "a accept  r reject  o override  Tab diff  / search  F finish  ? help  q quit";
   }
@@ -383,6 +440,12 @@ std::string hints(const ReviewModel& m) {
 }
 
 } // namespace
+
+Row text_line(std::string_view text, Style style, size_t width) {
+  Row row;
+  RowBuilder(row, width).add(text, style).fill(style);
+  return row;
+}
 
 int pane_rows(int height) {
   return std::max(1, height - 2);
@@ -412,8 +475,7 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
   fr.rows.resize(static_cast<size_t>(fr.height));
 
   // Title: what is reviewed and how far along.
-  size_t total = static_cast<size_t>(std::count_if(
-      m.files().begin(), m.files().end(), [](const FileEntry& f) { return f.decidable(); }));
+  size_t total = m.decidable_files();
   std::string title = " ws review  workspace '" + m.review().workspace + "'  patch " +
                       m.review().id.substr(0, 8) + "  " + std::to_string(m.decided_files()) + "/" +
                       std::to_string(total) + " decided";
@@ -435,7 +497,7 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
         diff.emplace_back();
         RowBuilder(diff.back(), right).add(l, Style::Normal).fill(Style::Normal);
       }
-    } else if (m.selected_file()) {
+    } else if (!m.files().empty()) {
       diff = diff_pane(m, right, static_cast<size_t>(body));
     }
     for (int r = 0; r < body; ++r) {

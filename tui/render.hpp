@@ -64,6 +64,10 @@ struct Overlay {
 /// that was laid out for another width is cut, with a marker, never silently.
 Frame render(const ReviewModel& model, int width, int height, const Overlay& overlay = {});
 
+/// One row of exactly `width` columns: `text` (any bytes, shown as display.hpp says) in
+/// `style`, padded, or cut with a marker.
+Row text_line(std::string_view text, Style style, size_t width);
+
 /// Rows the panes get in a terminal of `height` rows (title and status lines excluded).
 int pane_rows(int height);
 /// Columns of the diff pane in a terminal `width` columns wide.

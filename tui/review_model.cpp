@@ -3,8 +3,10 @@
 
 #include "tui/display.hpp"
 #include "tui/hunks.hpp"
+#include "tui/review_rows.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace ws::tui {
 
@@ -14,7 +16,8 @@ int group_rank(Group g) {
   return static_cast<int>(g);
 }
 
-/// The rows of one file's diff pane, one per line or note (unwrapped).
+} // namespace
+
 std::vector<DiffRow> logical_rows(const FileEntry& f) {
   std::vector<DiffRow> rows;
   std::string title = std::string(1, f.status) + "  " +
@@ -44,24 +47,21 @@ std::vector<DiffRow> logical_rows(const FileEntry& f) {
   return rows;
 }
 
-/// The text a row shows, without a line's '\n'.
-std::string_view row_text(const FileEntry& f, const DiffRow& r) {
-  if (r.kind == DiffRow::Kind::Line) {
+std::string_view row_text(const FileEntry* f, const DiffRow& r) {
+  if (r.kind == DiffRow::Kind::Line && f) {
     std::string_view t =
-        f.hunks[static_cast<size_t>(r.hunk)].lines[static_cast<size_t>(r.line)].text;
+        f->hunks[static_cast<size_t>(r.hunk)].lines[static_cast<size_t>(r.line)].text;
     return !t.empty() && t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
   }
   return r.text;
 }
 
-std::string search_text(const FileEntry& f, const DiffRow& r) {
+std::string_view search_text(const FileEntry& f, const DiffRow& r) {
   if (r.kind == DiffRow::Kind::Line) {
     return f.hunks[static_cast<size_t>(r.hunk)].lines[static_cast<size_t>(r.line)].text;
   }
   return r.text;
 }
-
-} // namespace
 
 const char* group_name(Group g) {
   switch (g) {
@@ -74,6 +74,17 @@ const char* group_name(Group g) {
   default:
     return "transfer";
   }
+}
+
+std::string with_commas(size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) {
+      out += ',';
+    }
+    out += digits[i];
+  }
+  return out;
 }
 
 bool FileEntry::decidable() const {
@@ -104,20 +115,40 @@ FileState file_state(const FileEntry& f) {
   return a + r == 0 ? FileState::Undecided : FileState::Partial;
 }
 
-ReviewModel::ReviewModel(Review review) : m_review(std::move(review)) {
-  // Grouped as the person reads them: what lands, what lands loudly, what does not.
-  std::stable_sort(m_review.files.begin(), m_review.files.end(),
-                   [](const FileEntry& a, const FileEntry& b) {
-                     if (a.group != b.group) {
-                       return group_rank(a.group) < group_rank(b.group);
-                     }
-                     return a.path < b.path;
-                   });
-  select(0);
+ReviewModel::ReviewModel(Review review, DiffSource* source)
+    : m_review(std::move(review)), m_source(source) {
+  // Grouped as the person reads them: what lands, what lands loudly, what does not. Sorted
+  // by index and moved once: a review of 100,000 files moves each entry one time.
+  auto& files = m_review.files;
+  std::vector<size_t> order(files.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (files[a].group != files[b].group) {
+      return group_rank(files[a].group) < group_rank(files[b].group);
+    }
+    return files[a].path < files[b].path;
+  });
+  std::vector<FileEntry> sorted;
+  sorted.reserve(files.size());
+  for (size_t i : order) {
+    sorted.push_back(std::move(files[i]));
+  }
+  files = std::move(sorted);
+  build_folds();
+  rebuild_entries();
+  select_entry(0);
+}
+
+FileEntry* ReviewModel::current() {
+  return m_review.files.empty() || m_on_fold >= 0 ? nullptr : &m_review.files[m_selected];
 }
 
 const FileEntry* ReviewModel::selected_file() const {
-  return m_review.files.empty() ? nullptr : &m_review.files[m_selected];
+  return m_review.files.empty() || m_on_fold >= 0 ? nullptr : &m_review.files[m_selected];
+}
+
+const Fold* ReviewModel::selected_fold() const {
+  return m_on_fold >= 0 ? &m_folds[static_cast<size_t>(m_on_fold)] : nullptr;
 }
 
 void ReviewModel::set_page(int list_rows, int diff_rows, int diff_cols) {
@@ -127,10 +158,20 @@ void ReviewModel::set_page(int list_rows, int diff_rows, int diff_cols) {
     m_diff_cols = std::max(0, diff_cols);
     rebuild_rows();
   }
+  keep_cursor_visible();
+  // The list shows each file's +added -deleted: make them known for the rows on screen.
+  auto first = std::upper_bound(m_entries.begin(), m_entries.end(), m_list_top,
+                                [](size_t top, const ListEntry& e) { return top < e.row; });
+  for (auto it = first == m_entries.begin() ? first : first - 1;
+       it != m_entries.end() && it->row < m_list_top + static_cast<size_t>(m_list_rows); ++it) {
+    if (it->kind == ListEntry::Kind::File && !m_review.files[it->index].counted) {
+      ensure_loaded(it->index);
+    }
+  }
 }
 
-std::vector<DiffRow> ReviewModel::rows_for(const FileEntry& f) const {
-  std::vector<DiffRow> logical = logical_rows(f);
+std::vector<DiffRow> ReviewModel::layout(std::vector<DiffRow> logical,
+                                         const FileEntry* file) const {
   if (m_diff_cols <= 0) {
     for (size_t i = 0; i < logical.size(); ++i) {
       logical[i].logical = static_cast<int>(i);
@@ -151,7 +192,7 @@ std::vector<DiffRow> ReviewModel::rows_for(const FileEntry& f) const {
       continue;
     }
     size_t room = line ? (cols > 2 ? cols - 2 : 1) : (cols > 1 ? cols - 1 : 1);
-    std::vector<Segment> segs = wrap(row_text(f, r), room);
+    std::vector<Segment> segs = wrap(row_text(file, r), room);
     for (size_t k = 0; k < segs.size(); ++k) {
       DiffRow part = r;
       part.from = segs[k].from;
@@ -167,16 +208,30 @@ std::vector<DiffRow> ReviewModel::rows_for(const FileEntry& f) const {
   return out;
 }
 
-void ReviewModel::select(size_t index) {
-  if (m_review.files.empty()) {
+void ReviewModel::select_entry(size_t entry) {
+  if (m_entries.empty()) {
     m_rows.clear();
     return;
   }
-  m_selected = std::min(index, m_review.files.size() - 1);
+  m_cursor = std::min(entry, m_entries.size() - 1);
+  const ListEntry& e = m_entries[m_cursor];
+  if (e.kind == ListEntry::Kind::File) {
+    m_on_fold = -1;
+    m_selected = e.index;
+    ensure_loaded(m_selected);
+  } else {
+    m_on_fold = static_cast<int>(e.index);
+    m_selected = m_folds[e.index].begin;
+  }
   m_hunk = 0;
   m_diff_top = 0;
   m_match_row = -1;
   rebuild_rows();
+  keep_cursor_visible();
+}
+
+void ReviewModel::select_file(size_t index) {
+  select_entry(reveal(index));
 }
 
 void ReviewModel::rebuild_rows() {
@@ -187,7 +242,14 @@ void ReviewModel::rebuild_rows() {
   int match = m_match_row >= 0 && m_match_row < static_cast<int>(m_rows.size())
                   ? m_rows[static_cast<size_t>(m_match_row)].logical
                   : -1;
-  m_rows = m_review.files.empty() ? std::vector<DiffRow>{} : rows_for(m_review.files[m_selected]);
+  if (m_review.files.empty()) {
+    m_rows.clear();
+  } else if (m_on_fold >= 0) {
+    m_rows = layout(rows_for_fold(m_folds[static_cast<size_t>(m_on_fold)]), nullptr);
+  } else {
+    const FileEntry& f = m_review.files[m_selected];
+    m_rows = layout(logical_rows(f), &f);
+  }
   m_diff_top = visual_row(top);
   m_match_row = match >= 0 ? visual_row(match) : -1;
 }
@@ -235,7 +297,17 @@ void ReviewModel::sync_hunk_to_scroll() {
   }
 }
 
+void ReviewModel::set_decision(FileEntry& f, Decision d) {
+  f.decision = d;
+  for (auto& h : f.hunks) {
+    h.decision = f.hunk_level ? d : Decision::Undecided;
+  }
+}
+
 Effect ReviewModel::decide(Decision d, bool whole_file) {
+  if (m_on_fold >= 0) {
+    return decide_fold(d);
+  }
   FileEntry* f = current();
   if (!f) {
     return Effect::None;
@@ -259,18 +331,44 @@ Effect ReviewModel::decide(Decision d, bool whole_file) {
     }
     return Effect::Changed;
   }
-  f->decision = d;
-  for (auto& h : f->hunks) {
-    h.decision = f->hunk_level ? d : Decision::Undecided;
+  set_decision(*f, d);
+  if (m_focus == Focus::Files && m_cursor + 1 < m_entries.size()) {
+    select_entry(m_cursor + 1);
   }
-  if (m_focus == Focus::Files && m_selected + 1 < m_review.files.size()) {
-    select(m_selected + 1);
+  return Effect::Changed;
+}
+
+Effect ReviewModel::decide_fold(Decision d) {
+  const Fold& fold = m_folds[static_cast<size_t>(m_on_fold)];
+  size_t decided = 0;
+  for (size_t i = fold.begin; i < fold.end; ++i) {
+    FileEntry& f = m_review.files[i];
+    if (f.decidable()) {
+      set_decision(f, d);
+      ++decided;
+    }
+  }
+  if (decided == 0) {
+    const FileEntry& first = m_review.files[fold.begin];
+    std::string n = with_commas(fold.files());
+    m_message = first.group == Group::Blocked ? "never transferred: " + first.reason
+                : first.overridable
+                    ? "withheld (" + first.reason + "): press o to take all " + n + " files anyway"
+                    : "withheld (" + first.reason + ") and cannot be taken";
+    return Effect::Message;
+  }
+  if (m_focus == Focus::Files && m_cursor + 1 < m_entries.size()) {
+    select_entry(m_cursor + 1);
   }
   return Effect::Changed;
 }
 
 bool ReviewModel::split(size_t f, size_t h) {
-  if (f >= m_review.files.size() || h >= m_review.files[f].hunks.size()) {
+  if (f >= m_review.files.size()) {
+    return false;
+  }
+  ensure_loaded(f);
+  if (h >= m_review.files[f].hunks.size()) {
     return false;
   }
   FileEntry& file = m_review.files[f];
@@ -282,7 +380,7 @@ bool ReviewModel::split(size_t f, size_t h) {
   file.hunks.erase(file.hunks.begin() + static_cast<std::ptrdiff_t>(h));
   file.hunks.insert(file.hunks.begin() + static_cast<std::ptrdiff_t>(h), parts.begin(),
                     parts.end());
-  if (f == m_selected) {
+  if (f == m_selected && m_on_fold < 0) {
     rebuild_rows();
   }
   return true;
@@ -294,7 +392,8 @@ Effect ReviewModel::apply(Action action) {
   int rows = static_cast<int>(m_rows.size());
   int hunks = f ? static_cast<int>(f->hunks.size()) : 0;
   bool in_files = m_focus == Focus::Files;
-  size_t last = m_review.files.empty() ? 0 : m_review.files.size() - 1;
+  size_t last = m_entries.empty() ? 0 : m_entries.size() - 1;
+  size_t page = static_cast<size_t>(m_list_rows);
   auto scroll = [&](int by) {
     m_diff_top = std::clamp(m_diff_top + by, 0, std::max(0, rows - m_diff_rows));
     m_match_row = -1;
@@ -302,28 +401,28 @@ Effect ReviewModel::apply(Action action) {
   };
   switch (action) {
   case Action::Up:
-    in_files ? select(m_selected > 0 ? m_selected - 1 : 0) : scroll(-1);
+    in_files ? select_entry(m_cursor > 0 ? m_cursor - 1 : 0) : scroll(-1);
     return Effect::None;
   case Action::Down:
-    in_files ? select(std::min(m_selected + 1, last)) : scroll(1);
+    in_files ? select_entry(std::min(m_cursor + 1, last)) : scroll(1);
     return Effect::None;
   case Action::PageUp:
-    in_files ? select(m_selected > size_t(m_list_rows) ? m_selected - size_t(m_list_rows) : 0)
-             : scroll(-m_diff_rows + 1);
+    in_files ? select_entry(m_cursor > page ? m_cursor - page : 0) : scroll(-m_diff_rows + 1);
     return Effect::None;
   case Action::PageDown:
-    in_files ? select(std::min(m_selected + size_t(m_list_rows), last)) : scroll(m_diff_rows - 1);
+    in_files ? select_entry(std::min(m_cursor + page, last)) : scroll(m_diff_rows - 1);
     return Effect::None;
   case Action::Top:
-    in_files ? select(0) : scroll(-rows);
+    in_files ? select_entry(0) : scroll(-rows);
     return Effect::None;
   case Action::Bottom:
-    in_files ? select(last) : scroll(rows);
+    in_files ? select_entry(last) : scroll(rows);
     return Effect::None;
   case Action::NextHunk:
   case Action::PrevHunk: {
     if (hunks == 0) {
-      m_message = "no hunks in this file";
+      m_message =
+          m_on_fold >= 0 ? "a folded directory: Enter shows its files" : "no hunks in this file";
       return Effect::Message;
     }
     int next = m_hunk + (action == Action::NextHunk ? 1 : -1);
@@ -337,17 +436,25 @@ Effect ReviewModel::apply(Action action) {
     return Effect::None;
   }
   case Action::NextFile:
-    select(std::min(m_selected + 1, last));
+    select_entry(std::min(m_cursor + 1, last));
     return Effect::None;
   case Action::PrevFile:
-    select(m_selected > 0 ? m_selected - 1 : 0);
+    select_entry(m_cursor > 0 ? m_cursor - 1 : 0);
     return Effect::None;
+  case Action::Open:
+    if (m_on_fold >= 0) {
+      toggle_fold(static_cast<size_t>(m_on_fold));
+      return Effect::None;
+    }
+    [[fallthrough]];
   case Action::ToggleFocus:
     m_focus = in_files ? Focus::Diff : Focus::Files;
     if (m_focus == Focus::Diff) {
       scroll_to_hunk();
     }
     return Effect::None;
+  case Action::FoldUp:
+    return fold_up();
   case Action::Accept:
     return decide(Decision::Accepted, false);
   case Action::Reject:
@@ -370,21 +477,35 @@ Effect ReviewModel::apply(Action action) {
     m_focus = Focus::Diff;
     scroll_to_hunk();
     return Effect::Changed;
-  case Action::Override:
-    if (!f || f->group != Group::Withheld) {
-      m_message = f && f->group == Group::Blocked ? "never transferred: " + f->reason
-                                                  : "only a withheld file needs an override";
+  case Action::Override: {
+    if (m_review.files.empty()) {
+      return Effect::None;
+    }
+    // A folded directory is taken whole: every file in it must be one that may be taken.
+    const Fold* fold = selected_fold();
+    size_t from = fold ? fold->begin : m_selected, to = fold ? fold->end : m_selected + 1;
+    const FileEntry& first = m_review.files[from];
+    if (first.group != Group::Withheld) {
+      m_message = first.group == Group::Blocked ? "never transferred: " + first.reason
+                                                : "only a withheld file needs an override";
       return Effect::Message;
     }
-    if (!f->overridable) {
-      m_message = "withheld (" + f->reason + ") and cannot be taken";
+    size_t takeable = 0, taken = 0;
+    for (size_t i = from; i < to; ++i) {
+      takeable += m_review.files[i].overridable ? 1 : 0;
+      taken += m_review.files[i].overridden ? 1 : 0;
+    }
+    if (takeable < to - from) {
+      m_message = "withheld (" + first.reason + ") and cannot be taken" +
+                  (fold ? std::string(" (not every file of it): Enter shows them") : "");
       return Effect::Message;
     }
-    if (f->overridden) {
+    if (taken == to - from) {
       m_message = "already taken on your request; r rejects it";
       return Effect::Message;
     }
     return Effect::AskOverride;
+  }
   case Action::Search:
     return Effect::AskSearch;
   case Action::SearchNext:
@@ -429,84 +550,37 @@ Effect ReviewModel::apply(Action action) {
 }
 
 Effect ReviewModel::confirm_override() {
-  FileEntry* f = current();
-  if (!f || f->group != Group::Withheld || !f->overridable) {
+  const Fold* fold = selected_fold();
+  size_t from = fold ? fold->begin : m_selected, to = fold ? fold->end : m_selected + 1;
+  size_t taken = 0;
+  for (size_t i = from; i < to && i < m_review.files.size(); ++i) {
+    FileEntry& f = m_review.files[i];
+    if (f.group != Group::Withheld || !f.overridable) {
+      continue;
+    }
+    f.overridden = true;
+    set_decision(f, Decision::Accepted);
+    ++taken;
+  }
+  if (taken == 0) {
     return Effect::None;
   }
-  f->overridden = true;
-  f->decision = Decision::Accepted;
-  for (auto& h : f->hunks) {
-    h.decision = f->hunk_level ? Decision::Accepted : Decision::Undecided;
-  }
   rebuild_rows();
-  m_message = "taking withheld " + f->path;
+  m_message = fold ? "taking " + with_commas(taken) + " withheld files under " + fold->dir + "/"
+                   : "taking withheld " + m_review.files[from].path;
   return Effect::Changed;
 }
 
-Effect ReviewModel::search(const std::string& text) {
-  if (!text.empty()) {
-    m_search = text;
+std::string ReviewModel::override_question() const {
+  if (const Fold* fold = selected_fold()) {
+    return "Take WITHHELD '" + fold->dir + "/' (" + with_commas(fold->files()) +
+           " files: " + m_review.files[fold->begin].reason +
+           ")? They land in your tree if you accept them. y/N";
   }
-  if (m_search.empty()) {
-    return Effect::None;
-  }
-  return search_from(true);
-}
-
-Effect ReviewModel::search_from(bool forward) {
-  // Positions: (file, row), row -1 being the file's name in the list.
-  size_t n = m_review.files.size();
-  if (n == 0) {
-    return Effect::None;
-  }
-  // Searched unwrapped: a match may straddle two rows of a wrapped line.
-  int here = m_focus == Focus::Files ? -1 : m_match_row >= 0 ? m_match_row : m_diff_top;
-  if (here >= 0 && here < static_cast<int>(m_rows.size())) {
-    here = m_rows[static_cast<size_t>(here)].logical;
-  }
-  auto hits = [&](size_t fi, int row, const std::vector<DiffRow>& rs) {
-    const FileEntry& f = m_review.files[fi];
-    std::string text = row < 0 ? f.path : search_text(f, rs[static_cast<size_t>(row)]);
-    return text.find(m_search) != std::string::npos;
-  };
-  for (size_t step = 0; step <= n; ++step) {
-    size_t fi = forward ? (m_selected + step) % n : (m_selected + n - step % n) % n;
-    std::vector<DiffRow> rs = logical_rows(m_review.files[fi]);
-    int count = static_cast<int>(rs.size());
-    std::vector<int> order;
-    for (int r = -1; r < count; ++r) {
-      order.push_back(r);
-    }
-    if (!forward) {
-      std::reverse(order.begin(), order.end());
-    }
-    for (int r : order) {
-      if (step == 0 && (forward ? r <= here : r >= here)) {
-        continue; // only past the cursor in the current file
-      }
-      if (step == n && (forward ? r > here : r < here)) {
-        continue; // wrapped around: up to the cursor
-      }
-      if (!hits(fi, r, rs)) {
-        continue;
-      }
-      if (fi != m_selected) {
-        select(fi);
-      }
-      if (r < 0) {
-        m_focus = Focus::Files;
-      } else {
-        m_focus = Focus::Diff;
-        int v = visual_row(r);
-        m_diff_top = std::max(0, v - 2);
-        m_match_row = v;
-        m_hunk = std::max(0, m_rows[static_cast<size_t>(v)].hunk);
-      }
-      return Effect::None;
-    }
-  }
-  m_message = "not found: " + m_search;
-  return Effect::Message;
+  const FileEntry* f = selected_file();
+  return f ? "Take WITHHELD '" + f->path + "' (" + f->reason +
+                 ")? It lands in your tree if you accept it. y/N"
+           : std::string();
 }
 
 size_t ReviewModel::decided_files() const {
@@ -519,6 +593,11 @@ size_t ReviewModel::decided_files() const {
         }
         return s == FileState::Accepted || s == FileState::Rejected;
       }));
+}
+
+size_t ReviewModel::decidable_files() const {
+  return static_cast<size_t>(std::count_if(m_review.files.begin(), m_review.files.end(),
+                                           [](const FileEntry& f) { return f.decidable(); }));
 }
 
 bool ReviewModel::any_decision() const {

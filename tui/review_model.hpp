@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace ws::tui {
@@ -60,9 +61,58 @@ struct FileEntry {
   /// Set by whoever builds the review: changes whenever either side's content or mode does,
   /// so a saved decision never comes back for different content.
   std::string identity;
+  /// The builder's index of this file (the model sorts files; src/ finds its own by this).
+  size_t source = 0;
+  /// `notes`, `hunks` and `hunk_level` are known. When false, the model asks its DiffSource
+  /// the first time the file is shown, and may drop the hunks again (a bounded cache).
+  bool diff_loaded = true;
+  /// `added` and `deleted` are known (they stay when the hunks are dropped).
+  bool counted = true;
+  /// What the DiffSource said identifies the content first shown ("" until shown, or for a
+  /// file only described): whoever lands the file checks it still holds exactly that.
+  std::string shown;
 
   /// Decisions may be made: not blocked, and not withheld unless overridden.
   bool decidable() const;
+};
+
+/// A file's diff, made when the file is first shown (see DiffSource).
+struct FileDiff {
+  std::vector<std::string> notes;
+  std::vector<Hunk> hunks;
+  bool hunk_level = false;
+  std::string shown; ///< identifies the content the hunks were made from (FileEntry::shown)
+};
+
+/// Where the model gets a file's diff when it shows the file: src/ reads both versions and
+/// diffs them. Called on the model's thread only.
+class DiffSource {
+public:
+  virtual ~DiffSource() = default;
+  virtual FileDiff diff(const FileEntry& file) = 0;
+};
+
+/// A directory of the list shown as one row (tui/fold.hpp): files [begin, end) of the
+/// model's order, all in one group with one reason. Expanding it lists what is below.
+struct Fold {
+  std::string dir; ///< without a trailing '/'
+  size_t begin = 0;
+  size_t end = 0;
+  int parent = -1; ///< the fold it was found in, when that one was expanded
+  bool expanded = false;
+  bool children_known = false;
+  size_t deleted = 0; ///< how many of its changes are deletions
+  char status = 'A';  ///< the status its files share; '*' when they differ
+  size_t files() const { return end - begin; }
+};
+
+/// One row of the list that the cursor can be on: a file or a folded directory.
+struct ListEntry {
+  enum class Kind : uint8_t { File, Fold } kind = Kind::File;
+  bool header = false; ///< a group's title row comes first
+  bool reason = false; ///< a row with the reason follows
+  size_t index = 0;    ///< of the file, or of the fold
+  size_t row = 0;      ///< its own row (after the group's title, if any)
 };
 
 /// What the person is reviewing.
@@ -87,6 +137,7 @@ enum class Effect {
   ShowHelp,    ///< show the key help
   AskFinish,   ///< choose how to land the accepted changes
   Message,     ///< show message() on the status line
+  Searching,   ///< a search goes on: call search_step() between keys until it ends
 };
 
 enum class Action {
@@ -117,6 +168,8 @@ enum class Action {
   ToggleWrap,  ///< long lines: wrapped, or cut and scrolled sideways
   ScrollLeft,  ///< scroll mode: show the columns to the left
   ScrollRight, ///< scroll mode: show the columns to the right
+  Open,        ///< a folded directory: show what is below it (or fold it again); a file: Tab
+  FoldUp,      ///< fold the expanded directory around the cursor again
 };
 
 enum class Focus { Files, Diff };
@@ -138,26 +191,45 @@ struct DiffRow {
   int logical = 0;               ///< which row it would be unwrapped (keeps the place on resize)
 };
 
-/// Owns the review and the person's cursor and decisions. Single-threaded; pure: every
-/// method only changes this object.
+/// Owns the review and the person's cursor and decisions. Single-threaded; pure but for
+/// the DiffSource it may be given: every method only changes this object.
+///
+/// Scale: the list is folded (a withheld or blocked directory of one reason is one row);
+/// diffs are made when a file is shown and kept in a bounded cache (the selected file, the
+/// files whose hunks carry decisions of their own, and a few recent ones); a search goes
+/// through the files in steps, between keys.
 class ReviewModel {
 public:
-  explicit ReviewModel(Review review);
+  explicit ReviewModel(Review review, DiffSource* source = nullptr);
 
   Effect apply(Action action);
 
-  /// After Effect::AskOverride was confirmed.
+  /// After Effect::AskOverride was confirmed: takes the selected withheld file, or every
+  /// file of the selected folded directory.
   Effect confirm_override();
-  /// After Effect::AskSearch: searches paths and diff lines from the cursor on. Empty repeats.
+  /// The question Effect::AskOverride asks.
+  std::string override_question() const;
+  /// After Effect::AskSearch: searches paths and diff lines from the cursor on. Empty
+  /// repeats. Effect::Searching: not done yet, call search_step().
   Effect search(const std::string& text);
+  Effect search_step();
+  bool searching() const { return m_job.active; }
+  void stop_search();
+  /// How far a running search got: files looked at, of all.
+  std::pair<size_t, size_t> search_progress() const;
   /// Rows of the panes, for paging and keeping the cursor in view, and the diff pane's
-  /// width in columns (origin column included), for wrapping; 0: no wrapping.
+  /// width in columns (origin column included), for wrapping; 0: no wrapping. Makes the
+  /// counts of the files on screen known.
   void set_page(int list_rows, int diff_rows, int diff_cols = 0);
 
   const Review& review() const { return m_review; }
   const std::vector<FileEntry>& files() const { return m_review.files; }
+  /// The file at the cursor (on a folded directory: its first file).
   size_t selected() const { return m_selected; }
+  /// nullptr when the cursor is on a folded directory.
   const FileEntry* selected_file() const;
+  /// nullptr when the cursor is on a file.
+  const Fold* selected_fold() const;
   int current_hunk() const { return m_hunk; }
   Focus focus() const { return m_focus; }
   int diff_top() const { return m_diff_top; }
@@ -167,11 +239,21 @@ public:
   const std::string& message() const { return m_message; }
   void set_message(std::string text) { m_message = std::move(text); }
   const std::string& last_search() const { return m_search; }
-  /// The rows of the selected file's diff.
+  /// The rows of the selected file's diff (or of the folded directory's summary).
   const std::vector<DiffRow>& diff_rows() const { return m_rows; }
 
-  /// Counts for the title: files with every decision made, and files in total.
+  /// The list: files and folded directories in order, the cursor, the first row shown.
+  const std::vector<ListEntry>& entries() const { return m_entries; }
+  const std::vector<Fold>& folds() const { return m_folds; }
+  size_t cursor() const { return m_cursor; }
+  size_t list_top() const { return m_list_top; }
+  size_t list_row_count() const;
+  /// The state a folded directory's files are in together.
+  FileState fold_state(const Fold& fold) const;
+
+  /// Counts for the title: files with every decision made, and files that may be decided.
   size_t decided_files() const;
+  size_t decidable_files() const;
   bool any_decision() const;
   bool any_accepted() const;
 
@@ -185,21 +267,52 @@ public:
   /// file and hunk are still the same. Returns how many decisions came back.
   size_t restore(std::string_view saved, bool same_review_only);
 
+  /// How many files' hunks are held in memory now (the selected one included).
+  size_t loaded_diffs() const;
+
 private:
-  void select(size_t index);
+  // review_model.cpp: cursor and decisions
+  void select_entry(size_t entry);
+  void select_file(size_t index);
   void rebuild_rows();
-  std::vector<DiffRow> rows_for(const FileEntry& f) const;
+  /// `logical` rows laid out for the pane's width (wrapped); `file` holds their lines.
+  std::vector<DiffRow> layout(std::vector<DiffRow> logical, const FileEntry* file) const;
   void scroll_to_hunk();
   void sync_hunk_to_scroll();
   Effect decide(Decision d, bool whole_file);
-  Effect search_from(bool forward);
+  Effect decide_fold(Decision d);
+  void set_decision(FileEntry& f, Decision d);
   int hunk_row(int h) const;
   /// The first row showing unwrapped row `logical`.
   int visual_row(int logical) const;
-  FileEntry* current() { return m_review.files.empty() ? nullptr : &m_review.files[m_selected]; }
+  FileEntry* current();
+  // review_list.cpp: entries and folds
+  void build_folds();
+  void rebuild_entries();
+  void keep_cursor_visible();
+  void toggle_fold(size_t fold);
+  void expand(size_t fold);
+  /// The folds directly below `fold` (a directory holding only one is gone through).
+  std::vector<Fold> children_of(const Fold& fold, int parent) const;
+  Effect fold_up();
+  /// The entry showing file `index`, expanding folds until there is one.
+  size_t reveal(size_t index);
+  /// The entry for file `index`, or npos when a folded directory hides it.
+  size_t entry_of_file(size_t index) const;
+  /// The collapsed fold hiding file `index` (outermost), or -1.
+  int hiding_fold(size_t index) const;
+  std::vector<DiffRow> rows_for_fold(const Fold& fold) const;
+  // review_diffs.cpp: the bounded cache of diffs
+  void ensure_loaded(size_t index);
+  bool pinned(const FileEntry& f) const;
+  // review_search.cpp
+  Effect search_from(bool forward);
+  bool search_file(size_t fi, int here, bool first, bool last);
 
   Review m_review;
+  DiffSource* m_source = nullptr;
   size_t m_selected = 0;
+  int m_on_fold = -1; ///< the fold at the cursor, or -1 for a file
   int m_hunk = 0;
   Focus m_focus = Focus::Files;
   int m_diff_top = 0;
@@ -214,7 +327,28 @@ private:
   std::string m_message;
   /// Splits in the order made, replayed by restore(): (path, key of the hunk split).
   std::vector<std::pair<std::string, std::string>> m_splits;
+
+  std::vector<Fold> m_folds;
+  std::vector<ListEntry> m_entries;
+  /// Collapsed folds shown as rows, by first file: (begin, end, fold).
+  std::vector<std::tuple<size_t, size_t, size_t>> m_collapsed;
+  size_t m_cursor = 0;
+  size_t m_list_top = 0;
+
+  std::vector<size_t> m_cache; ///< files whose hunks are held, least recently shown first
+  size_t m_cache_bytes = 0;
+
+  struct SearchJob {
+    bool active = false;
+    bool forward = true;
+    size_t start = 0; ///< the file it started from
+    size_t step = 0;  ///< files done
+    int here = -1;    ///< the row it started after, in the start file
+  } m_job;
 };
+
+/// "2,510": counts as the person reads them.
+std::string with_commas(size_t n);
 
 /// The text to land for a hunk-level file: `before` with the hunks that `take` accepts
 /// applied (by line offsets; the deleted lines must be what `before` holds there). Throws

@@ -2,13 +2,15 @@
 #include "tui/hunks.hpp"
 #include "tui/review_model.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 namespace ws::tui {
 
 namespace {
 
-constexpr const char* k_magic = "ws-review 1";
+constexpr const char* k_magic = "ws-review 2";
 
 /// Paths may hold any byte but '\0' and '/': hex keeps one record on one line.
 std::string hex(std::string_view s) {
@@ -30,34 +32,104 @@ std::string unhex(std::string_view s) {
   return out;
 }
 
-/// A non-hunk-level file's decision is kept only for the same content.
+/// What a file's decision is kept for: its paths, status and content (the identity the
+/// builder gives changes with either version), so it never comes back for other content.
+std::string file_key_text(const FileEntry& f) {
+  return f.old_path + '\0' + f.path + '\0' + f.status + f.identity;
+}
+
 std::string file_key(const FileEntry& f) {
-  uint64_t h = fnv1a(f.old_path + '\0' + f.path + '\0' + f.status + f.identity);
-  for (const auto& hunk : f.hunks) {
-    h = fnv1a(hunk.key(), h);
+  return hex64(fnv1a(file_key_text(f)));
+}
+
+/// The files below `dir`, taken together: their keys in order.
+std::string members_key(const std::vector<FileEntry>& files, const std::vector<size_t>& members) {
+  uint64_t h = fnv1a("dir");
+  for (size_t i : members) {
+    h = fnv1a(file_key_text(files[i]) + '\n', h);
   }
   return hex64(h);
+}
+
+bool uniform_hunks(const FileEntry& f) {
+  return std::all_of(f.hunks.begin(), f.hunks.end(),
+                     [&](const Hunk& h) { return h.decision == f.hunks.front().decision; });
+}
+
+/// The decision a file holds as a whole, when its hunks agree.
+Decision whole_decision(const FileEntry& f) {
+  return f.hunk_level && !f.hunks.empty() ? f.hunks.front().decision : f.decision;
+}
+
+Decision parse_decision(const std::string& s) {
+  return s == "a" ? Decision::Accepted : s == "r" ? Decision::Rejected : Decision::Undecided;
 }
 
 } // namespace
 
 std::string ReviewModel::save() const {
+  const auto& files = m_review.files;
   std::string out = std::string(k_magic) + " " + m_review.id + "\n";
   for (const auto& [path, key] : m_splits) {
     out += "split " + hex(path) + " " + key + "\n";
   }
-  for (const auto& f : m_review.files) {
+  auto split = [&](const FileEntry& f) {
+    return std::any_of(m_splits.begin(), m_splits.end(),
+                       [&](const auto& s) { return s.first == f.path; });
+  };
+  // A folded directory whose files were all decided alike is one record, whatever its size
+  // (taking node_modules/ whole must not write 100,000 lines on every key).
+  // Whatever is expanded on screen: the same decisions save the same way.
+  std::vector<char> covered(files.size(), 0);
+  std::vector<Fold> todo;
+  for (const auto& fold : m_folds) {
+    if (fold.parent < 0) {
+      todo.push_back(fold);
+    }
+  }
+  while (!todo.empty()) {
+    Fold fold = std::move(todo.back());
+    todo.pop_back();
+    const FileEntry& first = files[fold.begin];
+    bool alike = true;
+    for (size_t i = fold.begin; i < fold.end && alike; ++i) {
+      const FileEntry& f = files[i];
+      alike = f.overridden == first.overridden && uniform_hunks(f) &&
+              whole_decision(f) == whole_decision(first) && !split(f);
+    }
+    if (!alike) {
+      std::vector<Fold> below = children_of(fold, -1);
+      todo.insert(todo.end(), below.begin(), below.end());
+      continue;
+    }
+    if (first.overridden || whole_decision(first) != Decision::Undecided) {
+      std::vector<size_t> members;
+      for (size_t i = fold.begin; i < fold.end; ++i) {
+        members.push_back(i);
+      }
+      out += "dir " + hex(fold.dir) + " " + members_key(files, members) + " " +
+             static_cast<char>(whole_decision(first)) + " " + (first.overridden ? "o" : "-") + "\n";
+    }
+    std::fill(covered.begin() + static_cast<std::ptrdiff_t>(fold.begin),
+              covered.begin() + static_cast<std::ptrdiff_t>(fold.end), 1);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const FileEntry& f = files[i];
+    if (covered[i]) {
+      continue;
+    }
     if (f.overridden) {
       out += "override " + hex(f.path) + " " + file_key(f) + "\n";
     }
-    if (f.hunk_level) {
+    if (f.hunk_level && !uniform_hunks(f)) {
       for (const auto& h : f.hunks) {
         if (h.decision != Decision::Undecided) {
           out += "hunk " + hex(f.path) + " " + h.key() + " " + static_cast<char>(h.decision) + "\n";
         }
       }
-    } else if (f.decision != Decision::Undecided) {
-      out += "file " + hex(f.path) + " " + file_key(f) + " " + static_cast<char>(f.decision) + "\n";
+    } else if (whole_decision(f) != Decision::Undecided) {
+      out += "file " + hex(f.path) + " " + file_key(f) + " " +
+             static_cast<char>(whole_decision(f)) + "\n";
     }
   }
   return out;
@@ -76,28 +148,53 @@ size_t ReviewModel::restore(std::string_view saved, bool same_review_only) {
   if (same_review_only && id != m_review.id) {
     return 0;
   }
-  auto find_file = [&](const std::string& path) -> FileEntry* {
-    for (auto& f : m_review.files) {
-      if (f.path == path) {
-        return &f;
-      }
-    }
-    return nullptr;
-  };
+  auto& files = m_review.files;
+  std::unordered_map<std::string_view, size_t> by_path;
+  by_path.reserve(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    by_path.emplace(files[i].path, i);
+  }
   size_t restored = 0;
   while (std::getline(in, line)) {
     std::istringstream words(line);
-    std::string what, path_hex, key, decision;
-    words >> what >> path_hex >> key >> decision;
-    FileEntry* f = find_file(unhex(path_hex));
-    if (!f) {
+    std::string what, path_hex, key, decision, over;
+    words >> what >> path_hex >> key >> decision >> over;
+    std::string path = unhex(path_hex);
+    Decision d = parse_decision(decision);
+    if (what == "dir") {
+      std::string prefix = path + "/";
+      std::vector<size_t> members;
+      for (size_t i = 0; i < files.size(); ++i) {
+        if (files[i].path.compare(0, prefix.size(), prefix) == 0) {
+          members.push_back(i);
+        }
+      }
+      if (members.empty() || members_key(files, members) != key) {
+        continue;
+      }
+      for (size_t i : members) {
+        FileEntry& f = files[i];
+        f.overridden = f.overridden || (over == "o" && f.overridable);
+        if (f.decidable()) {
+          set_decision(f, d);
+        }
+      }
+      restored += members.size();
       continue;
     }
-    Decision d = decision == "a" ? Decision::Accepted : Decision::Rejected;
+    auto it = by_path.find(path);
+    if (it == by_path.end()) {
+      continue;
+    }
+    size_t fi = it->second;
+    FileEntry* f = &files[fi];
+    if (what == "split" || what == "hunk") {
+      ensure_loaded(fi); // hunks are known by their keys
+    }
     if (what == "split") {
       for (size_t h = 0; h < f->hunks.size(); ++h) {
         if (f->hunks[h].key() == key) {
-          split(static_cast<size_t>(f - m_review.files.data()), h);
+          split(fi, h);
           break;
         }
       }
@@ -111,8 +208,8 @@ size_t ReviewModel::restore(std::string_view saved, bool same_review_only) {
           ++restored;
         }
       }
-    } else if (what == "file" && !f->hunk_level && file_key(*f) == key) {
-      f->decision = d;
+    } else if (what == "file" && file_key(*f) == key) {
+      set_decision(*f, d);
       ++restored;
     }
   }

@@ -1,8 +1,7 @@
-// The ncurses side of the review: a Screen guard, painting Frames, reading keys, prompts.
+// The ncurses terminal of the review: a Screen guard, painting Frames, reading keys.
 #include "tui/screen.hpp"
 
 #include "tui/keymap.hpp"
-#include "tui/render.hpp"
 
 #include <curses.h>
 #include <signal.h>
@@ -10,6 +9,7 @@
 #include <array>
 #include <clocale>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -46,7 +46,6 @@ public:
     ::noecho();
     ::keypad(stdscr, TRUE);
     ::curs_set(0);
-    ::timeout(200); // poll the signal flag
     m_color = ::has_colors() && std::getenv("NO_COLOR") == nullptr;
     if (m_color) {
       ::start_color();
@@ -127,7 +126,7 @@ public:
     ::refresh();
   }
 
-  /// The next key, translated for key_table(); nullopt on timeout.
+  /// The next key, translated for key_table(); nullopt on timeout (see timeout()).
   std::optional<int> key() const {
     int ch = ::getch();
     switch (ch) {
@@ -159,6 +158,8 @@ public:
       return k_key_escape;
     case 3:
       return k_key_ctrl_c;
+    case KEY_RESIZE:
+      return k_key_resize;
     case KEY_BACKSPACE:
     case 127:
     case 8:
@@ -179,200 +180,31 @@ private:
   bool m_color = false;
 };
 
-/// The session loop: the model, the screen and the prompts between them.
-class Session {
+/// The ncurses terminal: Screen behind the Terminal interface.
+class CursesTerminal final : public Terminal {
 public:
-  Session(ReviewModel& m, const SessionHooks& h) : m_model(m), m_hooks(h) {}
-
-  SessionResult run() {
-    for (;;) {
-      draw({});
-      std::optional<int> k = next_key();
-      if (!k) {
-        return {SessionResult::Kind::Interrupted, {}, {}};
-      }
-      if (*k == KEY_RESIZE) {
-        continue;
-      }
-      if (*k == k_key_ctrl_c) {
-        return {SessionResult::Kind::Interrupted, {}, {}};
-      }
-      if (m_help) {
-        m_help = false;
-        continue;
-      }
-      std::optional<Action> a = action_for(*k);
-      if (!a) {
-        continue;
-      }
-      if (auto r = handle(m_model.apply(*a))) {
-        return *r;
-      }
-    }
-  }
-
-private:
-  void draw(const std::string& prompt) {
+  std::pair<int, int> size() const override {
     int h = 0, w = 0;
     getmaxyx(stdscr, h, w);
-    fit(m_model, w, h);
-    m_screen.paint(render(m_model, w, h, Overlay{prompt, m_help}));
+    return {w, h};
   }
-
-  /// Blocks for a key; nullopt when a signal asks us to leave.
-  std::optional<int> next_key() {
-    for (;;) {
-      if (g_signal != 0) {
-        return std::nullopt;
-      }
-      if (auto k = m_screen.key()) {
-        return k;
-      }
-    }
+  void paint(const Frame& f) override { m_screen.paint(f); }
+  std::optional<int> key(int wait_ms) override {
+    ::timeout(wait_ms);
+    return m_screen.key();
   }
+  bool interrupted() const override { return g_signal != 0; }
+  void show_cursor(bool visible) override { ::curs_set(visible ? 1 : 0); }
 
-  std::optional<bool> ask(const std::string& question) {
-    for (;;) {
-      draw(question);
-      std::optional<int> k = next_key();
-      if (!k || *k == k_key_ctrl_c) {
-        return std::nullopt;
-      }
-      if (*k == 'y' || *k == 'Y') {
-        return true;
-      }
-      if (*k == 'n' || *k == 'N' || *k == k_key_escape || *k == 'q' || *k == k_key_enter) {
-        return false;
-      }
-    }
-  }
-
-  /// A line of text; nullopt when cancelled (Esc) or interrupted.
-  std::optional<std::string> read_line(const std::string& prompt, std::string text) {
-    ::curs_set(1);
-    struct CursorOff {
-      ~CursorOff() { ::curs_set(0); }
-    } off;
-    for (;;) {
-      draw(prompt + text);
-      std::optional<int> k = next_key();
-      if (!k || *k == k_key_ctrl_c || *k == k_key_escape) {
-        return std::nullopt;
-      }
-      if (*k == k_key_enter) {
-        return text;
-      }
-      if (*k == 127) {
-        while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xc0) == 0x80) {
-          text.pop_back();
-        }
-        if (!text.empty()) {
-          text.pop_back();
-        }
-      } else if (*k >= 0x20 && *k < 0x100 && *k != 0x7f) {
-        text += static_cast<char>(*k);
-      }
-    }
-  }
-
-  std::optional<SessionResult> handle(Effect e) {
-    switch (e) {
-    case Effect::Changed:
-      m_hooks.save(m_model);
-      return std::nullopt;
-    case Effect::AskOverride: {
-      const FileEntry* f = m_model.selected_file();
-      auto yes = ask("Take WITHHELD '" + f->path + "' (" + f->reason +
-                     ")? It lands in your tree if you accept it. y/N");
-      if (!yes) {
-        return SessionResult{SessionResult::Kind::Interrupted, {}, {}};
-      }
-      if (*yes) {
-        m_model.confirm_override();
-        m_hooks.save(m_model);
-      }
-      return std::nullopt;
-    }
-    case Effect::AskSearch:
-      if (auto text = read_line("/", "")) {
-        m_model.search(*text);
-      }
-      return std::nullopt;
-    case Effect::AskQuit: {
-      auto yes = ask("Leave without landing anything? Your decisions are kept for the next "
-                     "'ws review' of these changes. y/N");
-      if (!yes || *yes) {
-        return SessionResult{SessionResult::Kind::Quit, {}, {}};
-      }
-      return std::nullopt;
-    }
-    case Effect::Quit:
-      return SessionResult{SessionResult::Kind::Quit, {}, {}};
-    case Effect::ShowHelp:
-      m_help = true;
-      return std::nullopt;
-    case Effect::AskFinish:
-      return finish();
-    default:
-      return std::nullopt;
-    }
-  }
-
-  std::optional<SessionResult> finish() {
-    std::string prompt = m_hooks.stage_by_default
-                             ? "Finish: s stage in the index (Enter)  t tree only  p patch file  "
-                               "Esc back"
-                             : "Finish: t write to the tree (Enter)  s also stage  p patch file  "
-                               "Esc back";
-    SessionResult r{SessionResult::Kind::Finish, FinishMode::Stage, {}};
-    for (bool chosen = false; !chosen;) {
-      draw(prompt);
-      std::optional<int> k = next_key();
-      if (!k || *k == k_key_ctrl_c) {
-        return SessionResult{SessionResult::Kind::Interrupted, {}, {}};
-      }
-      chosen = true;
-      if (*k == 's' || (*k == k_key_enter && m_hooks.stage_by_default)) {
-        r.mode = FinishMode::Stage;
-      } else if (*k == 't' || *k == k_key_enter) {
-        r.mode = FinishMode::Tree;
-      } else if (*k == 'p') {
-        r.mode = FinishMode::PatchFile;
-        auto file = read_line("Write the accepted changes to: ", m_hooks.default_patch_file);
-        if (!file || file->empty()) {
-          return std::nullopt;
-        }
-        r.patch_file = *file;
-      } else if (*k == k_key_escape || *k == 'q') {
-        return std::nullopt;
-      } else {
-        chosen = false;
-      }
-    }
-    if (!m_hooks.fresh()) {
-      auto yes = ask("The workspace changed since this review opened: nothing was landed. Reload "
-                     "(decisions on unchanged hunks are kept)? y/N");
-      if (yes && *yes) {
-        return SessionResult{SessionResult::Kind::Reload, {}, {}};
-      }
-      return std::nullopt;
-    }
-    r.checked_fresh = true;
-    return r;
-  }
-
-  ReviewModel& m_model;
-  const SessionHooks& m_hooks;
+private:
   Screen m_screen;
-  bool m_help = false;
 };
 
 } // namespace
 
-SessionResult run_session(ReviewModel& model, const SessionHooks& hooks) {
+std::unique_ptr<Terminal> open_terminal() {
   g_signal = 0;
-  Session s(model, hooks);
-  return s.run();
+  return std::make_unique<CursesTerminal>();
 }
 
 } // namespace ws::tui

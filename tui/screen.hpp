@@ -1,34 +1,34 @@
 #pragma once
 
-// The interactive session: an ncurses screen showing the model, keys through key_table().
+// The terminal the review runs on: what the session needs of one (tui/session.hpp), and
+// the ncurses one (tui/screen.cpp, the only file that includes curses.h).
 
-#include "tui/review_model.hpp"
+#include "tui/render.hpp"
 
-#include <functional>
-#include <string>
+#include <memory>
+#include <optional>
+#include <utility>
 
 namespace ws::tui {
 
-enum class FinishMode { Stage, Tree, PatchFile };
-
-struct SessionResult {
-  enum class Kind { Quit, Interrupted, Finish, Reload } kind = Kind::Quit;
-  FinishMode mode = FinishMode::Stage;
-  std::string patch_file;     ///< PatchFile: where to write
-  bool checked_fresh = false; ///< Finish: hooks.fresh() said yes just before returning
+class Terminal {
+public:
+  virtual ~Terminal() = default;
+  /// Columns and rows.
+  virtual std::pair<int, int> size() const = 0;
+  virtual void paint(const Frame& frame) = 0;
+  /// The next key (see tui/keymap.hpp), waiting at most `wait_ms` (0: only one already
+  /// typed); nullopt when none came.
+  virtual std::optional<int> key(int wait_ms) = 0;
+  /// A signal (SIGINT, SIGTERM, SIGHUP) asked the review to leave.
+  virtual bool interrupted() const = 0;
+  virtual void show_cursor(bool visible) = 0;
 };
 
-/// What the session needs from its owner (src/), as plain callbacks.
-struct SessionHooks {
-  std::function<void(const ReviewModel&)> save; ///< persist the decisions (after each change)
-  std::function<bool()> fresh;                  ///< the workspace still holds what the review shows
-  bool stage_by_default = true;
-  std::string default_patch_file = "ws-review.patch";
-};
-
-/// Runs the review on the terminal until the person finishes or leaves. The terminal is
-/// restored on every way out (return, exception, SIGINT/SIGTERM/SIGHUP). Requires a
-/// terminal on stdin and stdout; `NO_COLOR` turns colours off.
-SessionResult run_session(ReviewModel& model, const SessionHooks& hooks);
+/// The terminal in curses mode (raw: Ctrl-C arrives as a key) until the object is destroyed,
+/// which restores it, also when an exception unwinds. Signals only set a flag that
+/// interrupted() reports, so no curses call runs in a signal handler. Throws
+/// std::runtime_error when there is no usable terminal. `NO_COLOR` turns colours off.
+std::unique_ptr<Terminal> open_terminal();
 
 } // namespace ws::tui

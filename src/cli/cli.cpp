@@ -12,6 +12,7 @@
 #include "src/cli/usage.hpp"
 #include "src/daemon/daemon.hpp"
 #include "src/host/host_commands.hpp"
+#include "src/profile/cmd_profile.hpp"
 #include "src/review/review_session.hpp"
 
 #include <CLI/CLI.hpp>
@@ -96,6 +97,8 @@ int run_cli(int argc, char** argv) {
   c_log->add_option("-n,--max-count", log_limit, "Only the last N entries")->type_name("N");
   c_log->add_option("--session", log.session, "Only what this 'ws run' session wrote")
       ->type_name("ID");
+  c_log->add_flag("--verbose", log.verbose,
+                  "Also the thread that asked, where it is not the process");
 
   DiffOptions diff;
   unsigned diff_checkpoint = 0;
@@ -197,8 +200,10 @@ int run_cli(int argc, char** argv) {
         ->allow_extra_args(false);
     c->add_option("--network", run.network,
                   "on (default: a private network namespace with an outside route, no host "
-                  "loopback or socket), or off (only a private loopback)")
-        ->check(CLI::IsMember({"on", "off"}));
+                  "loopback or socket), off (only a private loopback), allow:HOST,... (only "
+                  "these hosts, through ws's proxy; *.domain, HOST:PORT), or host (this "
+                  "machine's network: loud)")
+        ->type_name("MODE");
     c->add_option("--max-disk", run.max_disk,
                   "Cap what the workspace's writes may take on disk (e.g. 10G; then ENOSPC)")
         ->type_name("SIZE");
@@ -206,6 +211,10 @@ int run_cli(int argc, char** argv) {
                   "At most N processes in the session (default 1024; a fork bomb gets EAGAIN)")
         ->type_name("N")
         ->check(CLI::PositiveNumber);
+    c->add_option("--profile", run.profile,
+                  "The agent profile (default: the one whose command the agent is; 'none': "
+                  "none). ws profile list shows them")
+        ->type_name("NAME");
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
     // -w, -C and -v work in any position before the agent's command (they fall through
@@ -217,10 +226,12 @@ int run_cli(int argc, char** argv) {
   c_run->prefix_command();
   c_shell->footer("An interactive $SHELL in the sandbox of ws run; for one COMMAND: ws run "
                   "[OPTIONS] -- COMMAND [ARGS...]");
-  c_run->footer("COMMAND [ARGS...]: the agent and its arguments, from the first word that is "
-                "not an option of ws run on, or after --: ws run --writable ~/.cache/pip -- "
-                "./agent --fast. --writable, --read and --env take one value each (repeat "
-                "them). The sandbox and its threat model: docs/run.md.");
+  c_run->footer(
+      "COMMAND [ARGS...]: the agent and its arguments, from the first word that is "
+      "not an option of ws run on, or after --: ws run --writable ~/.cache/pip -- "
+      "./agent --fast. --writable, --read and --env take one value each (repeat "
+      "them). ws run [OPTIONS] PROFILE -- ARGS...: the profile's agent with ARGS (ws profile "
+      "list). The sandbox and its threat model: docs/run.md.");
 
   bool doctor_json = false;
   auto* c_doctor = app.add_subcommand(
@@ -232,6 +243,25 @@ int run_cli(int argc, char** argv) {
   std::string help_topic;
   auto* c_help = app.add_subcommand("help", "Show the help of a command");
   c_help->add_option("command", help_topic, "The command")->type_name("COMMAND");
+
+  ProfileOptions profile;
+  auto* c_profile = app.add_subcommand(
+      "profile", "Agent profiles: list, show, and the config layer's changes (diff, reset)");
+  c_profile->require_subcommand(1);
+  c_profile->add_subcommand("list", "List the profiles: commands, config directories, hosts");
+  c_profile->add_subcommand("show", "Everything a profile sets, and where its layer lives")
+      ->add_option("name", profile.name, "The profile")
+      ->required();
+  auto* c_profile_diff = c_profile->add_subcommand(
+      "diff", "What the agent changed in its config layer, with verdicts (hooks, MCP servers...)");
+  c_profile_diff->add_option("name", profile.name, "The profile")->required();
+  c_profile_diff->add_flag("--json", profile.json, "Machine-readable output");
+  c_profile_diff->add_flag("--all", profile.all,
+                           "Also list the changes with no verdict (logins, transcripts...)");
+  auto* c_profile_reset = c_profile->add_subcommand(
+      "reset", "Throw away the layer's changes (all, or at or below PATH); undoable");
+  c_profile_reset->add_option("name", profile.name, "The profile")->required();
+  c_profile_reset->add_option("path", profile.paths, "Only at or below these paths");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
@@ -256,16 +286,18 @@ int run_cli(int argc, char** argv) {
   }
 
   // `ws run [OPTIONS] [--] COMMAND...`: the agent's command is the agent's, verbatim, options
-  // included (CLI11 would hand the words it does not know to the top level).
+  // included (CLI11 would hand the words it does not know to the top level); `ws run [OPTIONS]
+  // PROFILE -- ARGS...` names a profile, the agent's own arguments after "--".
   std::vector<std::string> args(argv + 1, argv + argc);
-  std::vector<std::string> agent_command = split_trailing_command(app, args);
+  TrailingCommand agent_command = split_trailing_command(app, args);
   std::reverse(args.begin(), args.end()); // CLI11 takes a vector in reverse order
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     return report_usage_error(app, e);
   }
-  if (*c_run && agent_command.empty()) { // ('ws shell' is the interactive one)
+  if (*c_run && agent_command.words.empty() &&
+      agent_command.profile.empty()) { // ('ws shell' is the interactive one)
     return report_usage_error(app, CLI::RequiredError("COMMAND"));
   }
 
@@ -296,6 +328,10 @@ int run_cli(int argc, char** argv) {
       return print_workspace_names(dir, workspace);
     }
     return write_completion(describe_cli(app), complete_what, complete_file);
+  }
+  if (*c_profile) {
+    profile.action = c_profile->get_subcommands().front()->get_name();
+    return cmd_profile(profile);
   }
   if (*c_list && list_all) {
     return cmd_list_all(list_json);
@@ -362,7 +398,18 @@ int run_cli(int argc, char** argv) {
   }
   if (*c_run || *c_shell) {
     if (*c_run) {
-      run.command = agent_command;
+      run.command = std::move(agent_command.words);
+      // `ws run codex -- exec "..."`: a profile by name, the agent's own arguments after --.
+      if (!agent_command.profile.empty()) {
+        if (!run.profile.empty()) {
+          throw Error("ws run: a profile by name (" + agent_command.profile +
+                          ") and --profile=" + run.profile,
+                      "name one: ws run [OPTIONS] PROFILE -- ARGS, or ws run --profile=NAME -- "
+                      "COMMAND");
+        }
+        run.profile = agent_command.profile;
+        run.profile_command = true;
+      }
     }
     return cmd_run(ctx, run);
   }

@@ -51,6 +51,7 @@ const char* state_name(ViewState s) {
   return s == ViewState::Mounted    ? "mounted"
          : s == ViewState::Starting ? "starting"
          : s == ViewState::Stale    ? "stale (daemon died)"
+         : s == ViewState::Detached ? "detached (in use)"
                                     : "not mounted";
 }
 
@@ -92,6 +93,7 @@ void print_json(const std::vector<ListedWorkspace>& rows) {
     const char* state = r.state == ViewState::Mounted    ? "mounted"
                         : r.state == ViewState::Starting ? "starting"
                         : r.state == ViewState::Stale    ? "stale"
+                        : r.state == ViewState::Detached ? "detached"
                                                          : "unmounted";
     std::printf("%s\n  {\"repo\": %s, \"name\": %s, \"current\": %s, \"state\": \"%s\", "
                 "\"changes\": %zu, \"view\": %s}",

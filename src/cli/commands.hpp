@@ -39,7 +39,8 @@ struct LogOptions {
   std::string since;
   std::string path;
   std::optional<size_t> limit;
-  std::string session; ///< only this `ws run` session's entries
+  std::string session;  ///< only this `ws run` session's entries
+  bool verbose = false; ///< also the thread of each process
 };
 int cmd_log(const Context& ctx, const LogOptions& options);
 
@@ -81,11 +82,16 @@ int cmd_restore(const Context& ctx, unsigned id);
 
 /// ws run / ws shell (src/cmd_run.cpp): the agent, confined to the workspace's view.
 struct RunOptions {
-  std::vector<std::string> command;    ///< empty: the person's $SHELL (ws shell)
-  std::vector<std::string> writable;   ///< --writable PATH
-  std::vector<std::string> read;       ///< --read PATH: one more path visible, read-only
-  std::vector<std::string> env;        ///< --env NAME or NAME=VALUE
-  std::string network = "on";          ///< --network=on|off
+  std::vector<std::string> command;  ///< empty: the person's $SHELL (ws shell)
+  std::vector<std::string> writable; ///< --writable PATH
+  std::vector<std::string> read;     ///< --read PATH: one more path visible, read-only
+  std::vector<std::string> env;      ///< --env NAME or NAME=VALUE
+  /// --network=on|off|host|allow:HOST,...; empty: not given (the profile's hosts, else "on").
+  std::string network;
+  /// --profile NAME, or "none"; empty: the profile whose command the agent's program is.
+  std::string profile;
+  /// `ws run NAME -- ARGS`: `command` holds only ARGS, the profile's program goes first.
+  bool profile_command = false;
   std::optional<std::string> max_disk; ///< --max-disk SIZE (the workspace's upper layer)
   long max_procs = 0;                  ///< --max-procs N (0: the default, 1024)
   bool no_confine = false;

@@ -41,15 +41,14 @@ Arity arity_in(const CLI::App& app, const CLI::App* command, const std::string& 
 
 } // namespace
 
-std::vector<std::string> split_trailing_command(const CLI::App& app,
-                                                std::vector<std::string>& args) {
+TrailingCommand split_trailing_command(const CLI::App& app, std::vector<std::string>& args) {
   const CLI::App* command = nullptr;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (command && arg == "--") {
       std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
       args.erase(args.begin() + static_cast<long>(i), args.end());
-      return rest;
+      return {rest, {}};
     }
     if (arg.size() > 1 && arg[0] == '-') {
       if (arity_in(app, command, arg) == Arity::Value) {
@@ -58,9 +57,15 @@ std::vector<std::string> split_trailing_command(const CLI::App& app,
       continue;
     }
     if (command) {
-      std::vector<std::string> rest(args.begin() + static_cast<long>(i), args.end());
+      TrailingCommand out;
+      if (i + 1 < args.size() && args[i + 1] == "--") {
+        out.profile = arg;
+        out.words.assign(args.begin() + static_cast<long>(i) + 2, args.end());
+      } else {
+        out.words.assign(args.begin() + static_cast<long>(i), args.end());
+      }
       args.erase(args.begin() + static_cast<long>(i), args.end());
-      return rest;
+      return out;
     }
     const CLI::App* sub = nullptr;
     for (const CLI::App* s : app.get_subcommands({})) {

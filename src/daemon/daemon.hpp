@@ -16,6 +16,9 @@ enum class ViewState {
   Mounted,   ///< a live daemon serves the view
   Starting,  ///< a live daemon, the mount not up yet
   Stale,     ///< the mount is there but its daemon died (ENOTCONN)
+  /// Unmounted with --force while processes were inside: the daemon serves them (their cwd,
+  /// their open files) until they leave, then exits.
+  Detached,
 };
 
 struct ViewStatus {
@@ -30,8 +33,10 @@ ViewStatus probe_view(const Workspace& w);
 /// up the mount of a daemon that died. Throws Error with a hint on failure.
 std::filesystem::path ensure_mounted(const Workspace& w, bool debug);
 
-/// Unmounts the view and waits for the daemon to exit. `force` detaches a busy mount
-/// (processes still inside keep their open files). Returns false if it was not mounted.
+/// Unmounts the view and waits (up to a minute, saying so after 2 s) for the daemon to
+/// exit. `force` detaches a busy mount: processes still inside keep their cwd and open files,
+/// served by the daemon until they leave; it does not wait for them. Returns false if it was
+/// not mounted.
 bool unmount_view(const Workspace& w, bool force);
 
 /// Asks a running daemon to commit its queued journal entries, and waits (up to 2 s).

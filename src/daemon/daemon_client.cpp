@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -162,12 +163,23 @@ void check_fuse_available() {
   }
 }
 
+/// A daemon listens on its control socket from its mount until its session ends.
+bool daemon_answers(const Workspace& w) {
+  try {
+    return control_call(w.layout.dir, {"ping"}).has_value();
+  } catch (const std::exception&) {
+    return true; // it answered, if only with an error
+  }
+}
+
 ViewStatus probe_view(const Workspace& w) {
   ViewStatus s;
   s.pid = lock_holder(w);
   MountCheck m = check_mount(w.mountpoint);
   if (s.pid != 0) {
-    s.state = m == MountCheck::Mounted ? ViewState::Mounted : ViewState::Starting;
+    s.state = m == MountCheck::Mounted ? ViewState::Mounted
+              : daemon_answers(w)      ? ViewState::Detached // mounted is no longer true
+                                       : ViewState::Starting;
   } else {
     s.state = m == MountCheck::NotMounted ? ViewState::Unmounted : ViewState::Stale;
   }
@@ -187,6 +199,13 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   }
   if (s.state == ViewState::Mounted) {
     return w.mountpoint;
+  }
+  if (s.state == ViewState::Detached) {
+    throw Error("the workspace's view was detached (ws umount --force), and its daemon (pid " +
+                    std::to_string(s.pid) + ") still serves processes that were inside it",
+                "leave the old view (a shell whose cwd is there: cd elsewhere) and try again; or "
+                "end it now: kill " +
+                    std::to_string(s.pid) + " (those processes then get errors)");
   }
   if (s.state == ViewState::Stale) {
     std::string why = do_unmount(w.mountpoint, true);
@@ -285,6 +304,13 @@ bool unmount_view(const Workspace& w, bool force) {
   if (s.state == ViewState::Unmounted) {
     return false;
   }
+  if (s.state == ViewState::Detached) {
+    std::fprintf(stderr,
+                 "ws: the view of workspace '%s' is already detached; its daemon (pid %d) "
+                 "exits when the processes still inside leave (kill %d ends it now)\n",
+                 w.name.c_str(), static_cast<int>(s.pid), static_cast<int>(s.pid));
+    return true;
+  }
   std::string why = do_unmount(w.mountpoint, force || s.state == ViewState::Stale);
   if (!why.empty()) {
     bool busy = why.find("busy") != std::string::npos || why.find("Busy") != std::string::npos;
@@ -294,10 +320,32 @@ bool unmount_view(const Workspace& w, bool force) {
                        "--force' to detach it anyway"
                      : "try 'ws umount --force'");
   }
-  if (s.pid > 0 && !wait_for(std::chrono::seconds(10), [&] { return lock_holder(w) == 0; })) {
-    throw Error(
-        "the view is unmounted but its daemon (pid " + std::to_string(s.pid) + ") did not exit",
-        "see " + w.layout.log_file().string() + "; kill it with: kill " + std::to_string(s.pid));
+  if (s.pid <= 0) {
+    return true;
+  }
+  auto gone = [&] { return lock_holder(w) == 0; };
+  if (wait_for(std::chrono::seconds(2), gone)) {
+    return true;
+  }
+  if ((force || s.state == ViewState::Stale) && daemon_answers(w)) {
+    // Detached with processes still inside (their cwd, their open files): the daemon serves
+    // them until they leave. Waiting for that could take forever; say what is going on.
+    std::fprintf(stderr,
+                 "ws: the view is detached; its daemon (pid %d) keeps serving the processes "
+                 "still inside it (a shell whose cwd is there?) and exits when they leave (kill "
+                 "%d ends it now)\n",
+                 static_cast<int>(s.pid), static_cast<int>(s.pid));
+    return true;
+  }
+  // The session is over; the daemon is writing its last journal entries and closing its
+  // databases, which a loaded machine can make slow. Wait for it, within reason.
+  std::fprintf(stderr, "ws: waiting for the daemon (pid %d) to finish...\n",
+               static_cast<int>(s.pid));
+  if (!wait_for(std::chrono::seconds(60), gone)) {
+    throw Error("the view is unmounted, but its daemon (pid " + std::to_string(s.pid) +
+                    ") is still running a minute later",
+                "see " + w.layout.log_file().string() + "; if it never exits, kill it: kill " +
+                    std::to_string(s.pid));
   }
   return true;
 }

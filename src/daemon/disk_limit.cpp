@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace ws {
 
@@ -102,9 +103,18 @@ void apply_start_disk_limit(const DaemonArgs& args, const std::filesystem::path&
     spdlog::info("disk limit: {} bytes (--max-disk)", *args.max_disk);
     return;
   }
-  gitbridge::RealRepo repo(args.lower);
-  if (auto configured = gitbridge::load_config_size(
-          repo.git_dir(), gitbridge::default_user_config_file(), "ws.maxDisk")) {
+  // A profile's config layer (src/profile) has a plain directory below: no repository.
+  std::optional<gitbridge::RealRepo> repo;
+  try {
+    repo.emplace(args.lower);
+  } catch (const gitbridge::GitError&) {
+  }
+  std::optional<std::uint64_t> configured;
+  if (repo) {
+    configured = gitbridge::load_config_size(repo->git_dir(), gitbridge::default_user_config_file(),
+                                             "ws.maxDisk");
+  }
+  if (configured) {
     usage.set_limit(*configured);
     spdlog::info("disk limit: {} bytes (ws.maxDisk)", *configured);
     return;

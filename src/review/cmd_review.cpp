@@ -2,11 +2,13 @@
 // accepted (tree, index or patch file), keeps decisions across crashes.
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
-#include "src/cli/progress.hpp"
+#include "src/review/review_diff.hpp"
+#include "src/review/review_loader.hpp"
 #include "src/review/review_session.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/workspace/workspace_edit.hpp"
 #include "tui/screen.hpp"
+#include "tui/session.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -17,6 +19,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace ws {
@@ -65,7 +69,8 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
     throw Error("the workspace changed while you were finishing: nothing was landed",
                 "run 'ws review' again; your decisions on unchanged hunks come back");
   }
-  ReviewLanding l = plan_review_landing(w, src, model);
+  ReviewLanding l = plan_review_landing(
+      w, src, model, {how.mode == tui::FinishMode::PatchFile, !o.rejected.empty()});
   if (!o.rejected.empty()) {
     write_file(o.rejected, l.rejected_patch, "the rejected changes");
   }
@@ -94,7 +99,7 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   if (stage) {
     stage_landings(w.repo, l.landings);
   }
-  for (const auto& s : l.summary) {
+  for (const auto& s : landing_report(l, model)) {
     std::printf("%s\n", s.c_str());
   }
   // Files taken whole leave the workspace; of a file taken in part, what landed becomes
@@ -121,6 +126,28 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   return 0;
 }
 
+/// The terminal while the review is up, and the logs kept quiet meanwhile (nothing may
+/// print over the screen). end() gives the terminal back before anything is printed; so
+/// does the destructor, also when an exception unwinds.
+class ReviewScreen {
+public:
+  ReviewScreen() : m_level(spdlog::get_level()), m_terminal(tui::open_terminal()) {
+    spdlog::set_level(spdlog::level::off);
+  }
+  ~ReviewScreen() { end(); }
+  ReviewScreen(const ReviewScreen&) = delete;
+  ReviewScreen& operator=(const ReviewScreen&) = delete;
+  tui::Terminal& terminal() { return *m_terminal; }
+  void end() {
+    m_terminal.reset();
+    spdlog::set_level(m_level);
+  }
+
+private:
+  spdlog::level::level_enum m_level;
+  std::unique_ptr<tui::Terminal> m_terminal;
+};
+
 } // namespace
 
 int cmd_review(const Context& ctx, const ReviewOptions& options) {
@@ -136,40 +163,60 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
   for (auto& p : o.paths) {
     p = ctx.repo_relative(p);
   }
+  // The screen comes up first, before anything loads: keys typed from now on are read by
+  // the session and kept, never echoed into the terminal or lost.
+  ReviewScreen screen;
+  tui::ReviewSession session(screen.terminal(), w.name);
+  auto wait_for = [&](ReviewLoader& loader) {
+    return session.wait([&] { return loader.progress(); }, [&] { return loader.done(); });
+  };
   std::string carried; // decisions taken into a reload
+  bool first = true;
   for (;;) {
-    ReviewSource src = [&] {
-      Progress progress("review");
-      return load_review(w, o.paths, &progress);
-    }();
+    std::optional<ReviewSource> loaded;
+    {
+      ReviewLoader loader(w, o.paths, first);
+      first = false;
+      if (!wait_for(loader)) {
+        screen.end();
+        std::fprintf(stderr, "ws review: interrupted; nothing landed\n");
+        return 130;
+      }
+      loaded = loader.take();
+    }
+    ReviewSource& src = *loaded;
     if (src.review.files.empty()) {
+      screen.end();
       std::printf("nothing to review: the workspace has no changes\n");
       return 0;
     }
-    // The model takes the files (a review of 200,000 files is not copied); `src` keeps
-    // what landing needs.
-    tui::ReviewModel model(std::move(src.review));
+    // Diffs are made as files are shown; the model takes the files (a review of 200,000
+    // files is not copied); `src` keeps what landing needs.
+    ReviewDiffs diffs(w, src);
+    tui::ReviewModel model(std::move(src.review), &diffs);
     // After a crash, decisions come back only for the very same review; after a reload,
     // wherever a file or hunk is still the same.
     size_t restored = carried.empty() ? model.restore(read_text(decisions_file(w)), true)
                                       : model.restore(carried, false);
     if (restored > 0) {
-      model.set_message(std::to_string(restored) + " decision" + (restored == 1 ? "" : "s") +
+      model.set_message(tui::with_commas(restored) + " decision" + (restored == 1 ? "" : "s") +
                         " restored from your last session");
     }
     tui::SessionHooks hooks;
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
-    hooks.fresh = [&] { return load_review(w, o.paths).review.id == model.review().id; };
+    hooks.fresh = [&]() -> std::optional<bool> {
+      // As long as loading: on its thread, the review on screen, keys kept.
+      ReviewLoader check(w, o.paths);
+      if (!wait_for(check)) {
+        return std::nullopt;
+      }
+      return check.take().review.id == model.review().id;
+    };
     hooks.stage_by_default = o.index;
-    tui::SessionResult r = [&] {
-      // Nothing may print over the screen while it is up: log messages wait until after.
-      struct QuietLog {
-        spdlog::level::level_enum old = spdlog::get_level();
-        QuietLog() { spdlog::set_level(spdlog::level::off); }
-        ~QuietLog() { spdlog::set_level(old); }
-      } quiet;
-      return tui::run_session(model, hooks);
-    }();
+    tui::SessionResult r = session.run(model, hooks);
+    if (r.kind != tui::SessionResult::Kind::Reload) {
+      screen.end();
+    }
     switch (r.kind) {
     case tui::SessionResult::Kind::Reload:
       carried = model.save();

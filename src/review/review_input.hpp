@@ -36,9 +36,13 @@ public:
   /// The regular file at `path`; nullopt when it is not one (or is gone).
   std::optional<FileProbe> probe(const std::string& path) const;
 
-  /// The content of `path`, checked to still be the file whose identity was `identity`
-  /// before and after reading it (the agent may write while the person reviews). Throws
-  /// Error when it changed, SystemError when it cannot be read.
+  /// The identity (stat_identity) of the object at `path`, a symlink itself and not what
+  /// it points to; nullopt when nothing is there.
+  std::optional<std::string> identity(const std::string& path) const;
+
+  /// The content of `path` (a regular file or a symlink), checked to still be the object
+  /// whose identity was `identity` before and after reading it (the agent may write while
+  /// the person reviews). Throws Error when it changed or is gone.
   gitbridge::BlobSide read_checked(const std::string& path, const std::string& identity) const;
 
 private:

@@ -1,21 +1,21 @@
 // ws review: the model's plain values from the transfer plan, and the landing of decisions.
 #include "src/review/review_session.hpp"
 
-#include "fuse/hash.hpp"
 #include "gitbridge/content_id.hpp"
-#include "gitbridge/hunks.hpp"
 #include "gitbridge/merge.hpp"
-#include "src/cli/progress.hpp"
+#include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
+#include "src/review/review_diff.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/transfer/transfer_report.hpp"
+#include "tui/fold.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <numeric>
 
 namespace ws {
 
@@ -23,26 +23,6 @@ namespace {
 
 using gitbridge::BlobSide;
 using gitbridge::GitMode;
-
-std::string mode_text(GitMode m) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%06o", static_cast<unsigned>(m));
-  return buf;
-}
-
-std::string size_text(size_t n) {
-  char buf[32];
-  if (n < 1024) {
-    std::snprintf(buf, sizeof buf, "%zu bytes", n);
-  } else if (n < 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024);
-  } else if (n < 1024ull * 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1024 * 1024));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1024 * 1024 * 1024));
-  }
-  return buf;
-}
 
 tui::Group group_of(filters::Verdict v) {
   switch (v) {
@@ -57,70 +37,19 @@ tui::Group group_of(filters::Verdict v) {
   }
 }
 
-/// What a person needs to read about changes a text diff cannot show.
-std::vector<std::string> notes_for(const gitbridge::FilePair& p, bool binary) {
-  std::vector<std::string> notes;
-  const BlobSide &b = p.before, &a = p.after;
-  if (b.present() && a.present() && b.mode != a.mode) {
-    notes.push_back("mode " + mode_text(b.mode) + " -> " + mode_text(a.mode));
+/// What the agent started from, as the workspace's metadata names it (no reading).
+std::string base_identity(const fuse::Change& c) {
+  if (!c.base) {
+    return "";
   }
-  if (!b.present() && a.present() && a.mode != GitMode::Symlink) {
-    notes.push_back("new file, mode " + mode_text(a.mode));
-  }
-  if (b.mode == GitMode::Symlink) {
-    notes.push_back("was a symlink to '" + b.content + "'");
-  }
-  if (a.mode == GitMode::Symlink) {
-    notes.push_back("symlink to '" + a.content + "'");
-  }
-  if (binary) {
-    notes.push_back(!b.present()   ? "binary file, " + size_text(a.content.size())
-                    : !a.present() ? "binary file deleted (" + size_text(b.content.size()) + ")"
-                                   : "binary content: " + size_text(b.content.size()) + " -> " +
-                                         size_text(a.content.size()));
-  }
-  if (!a.present()) {
-    notes.push_back("file deleted");
-  }
-  return notes;
+  std::string mode = std::to_string(c.base->mode);
+  return c.base->hash ? mode + ":" + c.base->hash->hex()
+                      : mode + ":" + std::to_string(c.base->size) + ":" +
+                            std::to_string(c.base->ino) + ":" + std::to_string(c.base->mtime_ns);
 }
 
-/// The hunks of `p` as gitbridge::text_hunks gives them. A file only one side has (added or
-/// deleted) is every line of it: no diff is run, so a review of 200,000 new files runs none.
-std::optional<std::vector<gitbridge::TextHunk>> hunks_for(const gitbridge::FilePair& p) {
-  const std::string &b = p.before.content, &a = p.after.content;
-  if (!b.empty() && !a.empty()) {
-    return gitbridge::text_hunks(b, a);
-  }
-  const std::string& text = b.empty() ? a : b;
-  if (std::memchr(text.data(), '\0', std::min<size_t>(text.size(), 8000)) != nullptr) {
-    return std::nullopt; // binary, as text_hunks decides
-  }
-  std::vector<gitbridge::TextHunk> out;
-  if (!text.empty()) {
-    gitbridge::TextHunk h;
-    char origin = b.empty() ? '+' : '-';
-    for (std::string_view line : tui::split_lines(text)) {
-      h.lines.push_back({origin, std::string(line)});
-    }
-    out.push_back(std::move(h));
-  }
-  return out;
-}
-
-/// What a deferred item's review identity covers: the file as probed, and its base.
-std::string deferred_identity(const ReviewItem& item) {
-  const fuse::Change& c = item.change.change;
-  std::string base;
-  if (c.base) {
-    base = c.base->hash ? c.base->hash->hex()
-                        : std::to_string(c.base->size) + ":" + std::to_string(c.base->ino) + ":" +
-                              std::to_string(c.base->mtime_ns);
-  }
-  return item.deferred->identity + "/" + base;
-}
-
-tui::FileEntry entry_for(const ReviewItem& item) {
+/// The list's entry for `item`: what the plan knows. Its diff is made when it is shown.
+tui::FileEntry entry_for(const ReviewItem& item, size_t index) {
   const fuse::Change& c = item.change.change;
   tui::FileEntry f;
   f.status = status_letter(c);
@@ -128,59 +57,13 @@ tui::FileEntry entry_for(const ReviewItem& item) {
   f.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
   f.group = group_of(item.change.decision.verdict);
   f.reason = item.change.decision.reason;
-  f.overridable =
-      item.change.decision.overridable() && (item.pair.has_value() || item.deferred.has_value());
-  if (item.deferred) {
-    // Described, not diffed: nothing of it is read unless the person takes it.
-    const FileProbe& p = *item.deferred;
-    if (c.kind == fuse::ChangeKind::Added || !c.base) {
-      f.notes.push_back("new file, mode " + mode_text(git_mode(c.mode)));
-    } else if (c.base->size != p.size || c.kind != fuse::ChangeKind::Modified) {
-      f.notes.push_back("was " + size_text(c.base->size));
-    }
-    f.notes.push_back((p.binary ? "binary file, " : "text file, ") + size_text(p.size) +
-                      ": not shown" +
-                      (p.binary ? ""
-                                : " (withheld files over " + size_text(k_review_diff_limit) +
-                                      " are described, not diffed)"));
-    f.notes.push_back("taking it lands the whole file as it is when you finish");
-    f.identity = deferred_identity(item);
-    return f;
-  }
-  if (!item.pair) {
-    f.notes.push_back(f.group == tui::Group::Blocked ? "content not shown: it can never land"
-                                                     : "content not shown: git cannot hold it");
-    f.identity = std::to_string(c.size) + ":" + std::to_string(c.mode);
-    return f;
-  }
-  const auto& p = *item.pair;
-  // SHA-256, as the ids `ws apply --expect` takes: the agent chooses the content.
-  f.identity = gitbridge::sha256_hex(mode_text(p.before.mode) + p.before.content) +
-               gitbridge::sha256_hex(mode_text(p.after.mode) + p.after.content);
-  bool symlink = p.before.mode == GitMode::Symlink || p.after.mode == GitMode::Symlink;
-  std::optional<std::vector<gitbridge::TextHunk>> hunks;
-  if (!symlink) {
-    hunks = hunks_for(p);
-  }
-  f.notes = notes_for(p, !symlink && !hunks);
-  if (hunks) {
-    for (const auto& t : *hunks) {
-      tui::Hunk h;
-      h.old_begin = t.old_begin;
-      h.new_begin = t.new_begin;
-      for (const auto& l : t.lines) {
-        h.lines.push_back({static_cast<tui::Line::Kind>(l.origin), l.text});
-        f.added += l.origin == '+' ? 1 : 0;
-        f.deleted += l.origin == '-' ? 1 : 0;
-      }
-      f.hunks.push_back(std::move(h));
-    }
-  }
-  // Hunk by hunk only where the result is still the same kind of file: a text file changed
-  // in place, mode kept. Added, deleted, renamed and re-typed files land whole or not.
-  f.hunk_level = c.kind == fuse::ChangeKind::Modified && hunks && !f.hunks.empty() &&
-                 p.before.mode == p.after.mode &&
-                 (p.after.mode == GitMode::File || p.after.mode == GitMode::Executable);
+  f.overridable = item.change.decision.overridable() && item.may_land;
+  // Either version's content or mode changes this: the workspace's object by its stat (a
+  // write changes its mtime and ctime), the base by the hash the workspace recorded.
+  f.identity = item.upper + "/" + base_identity(c) + (c.unseen ? "/unseen" : "");
+  f.source = index;
+  f.diff_loaded = false;
+  f.counted = false;
   return f;
 }
 
@@ -201,58 +84,85 @@ std::optional<std::string> land_one(std::vector<Landing>& out, const std::string
 
 } // namespace
 
+std::vector<std::string> landing_report(const ReviewLanding& landing, const tui::ReviewModel& model,
+                                        size_t fold_above) {
+  if (landing.summary.size() <= fold_above) {
+    return landing.summary;
+  }
+  // The landed files in path order, folded as the review's list folds.
+  const auto& files = model.files();
+  std::vector<size_t> order(landing.summary.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return files[landing.summary_files[a]].path < files[landing.summary_files[b]].path;
+  });
+  std::vector<tui::FoldPath> paths;
+  for (size_t k : order) {
+    const tui::FileEntry& f = files[landing.summary_files[k]];
+    paths.push_back({f.path, f.group, f.reason});
+  }
+  std::vector<std::string> out;
+  size_t next = 0;
+  for (const auto& d : tui::fold_directories(paths)) {
+    for (; next < d.begin; ++next) {
+      out.push_back(landing.summary[order[next]]);
+    }
+    size_t deleted = 0;
+    for (size_t k = d.begin; k < d.end; ++k) {
+      deleted += files[landing.summary_files[order[k]]].status == 'D' ? 1 : 0;
+    }
+    out.push_back("   " + quote_path(d.dir) + "/  " + tui::with_commas(d.end - d.begin) + " files" +
+                  (deleted > 0 ? " (" + tui::with_commas(deleted) + " deleted)" : "") + "  (" +
+                  std::string(paths[d.begin].reason) + ", taken on your request)");
+    next = d.end;
+  }
+  for (; next < order.size(); ++next) {
+    out.push_back(landing.summary[order[next]]);
+  }
+  return out;
+}
+
 std::filesystem::path decisions_file(const Workspace& w) {
   return w.layout.dir / "review-decisions";
 }
 
 ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths,
-                         Progress* progress) {
-  ReviewSource r{live_state(w), {}, {}};
-  if (progress) {
-    progress->step("finding the changes");
-  }
-  std::vector<PlannedChange> plan = plan_transfer(w, r.source, {paths, {}});
-  ContentReader reader(w, r.source);
-  UpperFiles upper(r.source);
-  if (progress) {
-    progress->step("reading the changed files", plan.size());
-  }
-  for (auto& p : plan) {
+                         const LoadProgress& progress) {
+  auto tell = [&](const char* step, size_t done, size_t total) {
     if (progress) {
-      progress->advance();
+      progress(step, done, total);
     }
-    ReviewItem item{std::move(p), std::nullopt, true, std::nullopt};
+  };
+  ReviewSource r{live_state(w), {}, {}};
+  tell("finding the changes", 0, 0);
+  std::vector<PlannedChange> plan =
+      plan_transfer(w, r.source, {paths, {}}, [&](size_t done, size_t total) {
+        tell("deciding what may land", done, total);
+      });
+  UpperFiles upper(r.source);
+  r.items.reserve(plan.size());
+  r.review.files.reserve(plan.size());
+  for (size_t k = 0; k < plan.size(); ++k) {
+    if (k % 1024 == 0) {
+      tell("looking at the changed files", k, plan.size());
+    }
+    ReviewItem item{std::move(plan[k]), {}, false};
     const fuse::Change& c = item.change.change;
     bool representable = c.kind == fuse::ChangeKind::Deleted || git_mode(c.mode) != GitMode::None;
-    bool may_land =
+    item.may_land =
         item.change.transfers() || (item.change.decision.overridable() && representable);
-    // A withheld file lands only if the person takes it: one that cannot be diffed usefully
-    // (binary, or large) is described from a probe and never read here.
-    if (may_land && !item.change.transfers() && c.kind != fuse::ChangeKind::Deleted &&
-        S_ISREG(c.mode)) {
-      std::optional<FileProbe> probe = upper.probe(c.path);
-      if (probe && (probe->binary || probe->size > k_review_diff_limit)) {
-        item.deferred = std::move(probe);
-      }
+    if (c.kind != fuse::ChangeKind::Deleted) {
+      item.upper = upper.identity(c.path).value_or("gone");
     }
-    if (may_land && !item.deferred) {
-      gitbridge::FilePair pair;
-      pair.new_path = c.path;
-      pair.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
-      pair.before = reader.base(c, item.base_exact);
-      if (c.kind != fuse::ChangeKind::Deleted) {
-        pair.after = reader.view(c.path);
-      }
-      item.pair = std::move(pair);
-    }
-    r.review.files.push_back(entry_for(item));
+    r.review.files.push_back(entry_for(item, k));
     r.items.push_back(std::move(item));
   }
+  plan = {}; // moved from: its storage is a fifth of a large review's memory
   r.review.workspace = w.name;
-  // The identity of everything that may land, withheld files included (a file's identity
-  // hashes both versions with their modes), and of the verdicts: a file that became flagged
-  // is not a file already reviewed. Made from the files' hashes rather than from a patch of
-  // everything, which a review of 200,000 files would build three times.
+  // The identity of everything that may land, withheld files included (each file's identity
+  // covers both versions with their modes), and of the verdicts: a file that became flagged
+  // is not a file already reviewed. Made from what the plan and one stat per file tell, so
+  // opening a review of 100,000 files reads none of them.
   std::string id;
   auto field = [&id](std::string_view s) {
     id += std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
@@ -273,35 +183,29 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
 }
 
 ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
-                                  const tui::ReviewModel& model) {
+                                  const tui::ReviewModel& model, LandingPatches patches) {
   ReviewLanding out;
-  std::map<std::string, const ReviewItem*> by_path;
-  for (const auto& i : src.items) {
-    by_path[i.change.change.path] = &i;
-  }
   ContentReader reader(w, src.source);
   UpperFiles upper(src.source);
   std::vector<gitbridge::FilePair> accepted, rejected;
-  for (const auto& f : model.files()) {
-    const ReviewItem* item = by_path.at(f.path);
+  for (size_t fi = 0; fi < model.files().size(); ++fi) {
+    const tui::FileEntry& f = model.files()[fi];
     tui::FileState state = tui::file_state(f);
-    const fuse::Change& c = item->change.change;
-    bool base_exact = item->base_exact;
-    std::optional<gitbridge::FilePair> read_now;
-    if (!item->pair && item->deferred && state != tui::FileState::Locked &&
-        state != tui::FileState::Undecided) {
-      // Taken or rejected after being described only: read it now, and only if it is still
-      // the file that was described.
-      read_now.emplace();
-      read_now->new_path = c.path;
-      read_now->old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
-      read_now->before = reader.base(c, base_exact);
-      read_now->after = upper.read_checked(c.path, item->deferred->identity);
-    }
-    if ((!item->pair && !read_now) || state == tui::FileState::Locked) {
+    const ReviewItem& item = src.items.at(f.source);
+    if (!item.may_land || state == tui::FileState::Locked || state == tui::FileState::Undecided) {
       continue;
     }
-    const gitbridge::FilePair& p = item->pair ? *item->pair : *read_now;
+    const fuse::Change& c = item.change.change;
+    // Read now, and only if it is still what the review opened on; a file that was shown
+    // must hold exactly what was shown (its hunks were decided on that).
+    bool base_exact = true;
+    gitbridge::FilePair p = read_pair(reader, upper, item, base_exact);
+    if (!f.shown.empty() && content_check(p) != f.shown) {
+      throw Error(quote_path(c.path) +
+                      " is not what you reviewed any more (the agent's version, or the one it "
+                      "started from, changed): nothing was landed",
+                  "run 'ws review' again; your decisions on unchanged hunks come back");
+    }
     bool partial = f.hunk_level && state == tui::FileState::Partial;
     size_t taken = 0, left = 0;
     for (const auto& h : f.hunks) {
@@ -313,7 +217,7 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     if (partial) {
       target.content = tui::apply_hunks(p.before.content, f.hunks);
     }
-    if (state == tui::FileState::Rejected || (partial && left > 0)) {
+    if (patches.rejected && (state == tui::FileState::Rejected || (partial && left > 0))) {
       gitbridge::FilePair r = p;
       if (partial) {
         std::vector<tui::Hunk> both = f.hunks;
@@ -329,9 +233,11 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
     if (state != tui::FileState::Accepted && !(partial && taken > 0)) {
       continue;
     }
-    gitbridge::FilePair a = p;
-    a.after = target;
-    accepted.push_back(a);
+    if (patches.accepted) {
+      gitbridge::FilePair a = p;
+      a.after = target;
+      accepted.push_back(std::move(a));
+    }
     std::optional<std::string> conflict;
     if (c.kind == fuse::ChangeKind::Deleted) {
       auto real = reader.real(c.path);
@@ -372,9 +278,14 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
       }
     }
     out.summary.push_back(line);
+    out.summary_files.push_back(fi);
   }
-  out.accepted_patch = gitbridge::build_patch(accepted).text;
-  out.rejected_patch = gitbridge::build_patch(rejected).text;
+  if (patches.accepted) {
+    out.accepted_patch = gitbridge::build_patch(accepted).text;
+  }
+  if (patches.rejected) {
+    out.rejected_patch = gitbridge::build_patch(rejected).text;
+  }
   return out;
 }
 

@@ -2,6 +2,10 @@
 
 // `ws review`'s glue: builds the review model's plain values from the transfer plan, and
 // turns the person's decisions back into exactly what lands (src/cmd_review.cpp).
+//
+// Loading reads no file's content: the plan, then one stat per changed path for the
+// review's id. A file's content is read when it is shown (review_diff.hpp) and again when
+// it lands, checked to be what was shown.
 
 #include "gitbridge/patch.hpp"
 #include "src/review/review_input.hpp"
@@ -10,6 +14,7 @@
 #include "tui/review_model.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +22,6 @@
 namespace ws {
 
 struct Context;
-class Progress;
 
 /// What `ws review` does (the CLI fills it).
 struct ReviewOptions {
@@ -30,24 +34,27 @@ int cmd_review(const Context& ctx, const ReviewOptions& options);
 /// One changed path of the review and what it was built from.
 struct ReviewItem {
   PlannedChange change;
-  /// Both sides, when the change may land: transfer, flagged, and withheld that may be taken.
-  std::optional<gitbridge::FilePair> pair;
-  bool base_exact = true; ///< `pair->before` is the real base (see ContentReader::base)
-  /// A withheld file too large or binary to diff: described from this probe, not read. If
-  /// the person takes it, its content is read when landing, checked against the probe.
-  std::optional<FileProbe> deferred;
+  /// The workspace's object at the path as the review opened (stat_identity: size, mode,
+  /// inode, mtime, ctime); "" for a deletion. Reading it later checks it is still this.
+  std::string upper;
+  /// Transfer and flagged changes, and withheld ones the person may take.
+  bool may_land = false;
 };
 
 /// Everything one review shows. `review.id` changes whenever anything shown would.
 struct ReviewSource {
   StateSource source;
-  std::vector<ReviewItem> items; ///< in plan order; review.files[i] is items[i]
+  std::vector<ReviewItem> items; ///< in plan order; FileEntry::source indexes it
   tui::Review review;
 };
 
-/// `progress`, if given, counts the files read.
+/// How far loading got, for the loading screen; `step` names the part running.
+using LoadProgress = std::function<void(const char* step, size_t done, size_t total)>;
+
+/// The review of the workspace's changes within `paths`, without reading any content.
+/// `progress` is called now and then; it may throw to stop the load.
 ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths,
-                         Progress* progress = nullptr);
+                         const LoadProgress& progress = {});
 
 /// What the decisions mean for the real tree and the workspace.
 struct ReviewLanding {
@@ -58,16 +65,30 @@ struct ReviewLanding {
   std::vector<std::string> rebase;
   std::vector<std::string> conflicts; ///< why a path cannot land; non-empty: land nothing
   std::vector<std::string> summary;   ///< one line per path that lands
+  std::vector<size_t> summary_files;  ///< for each line, its file in the model's order
   std::string accepted_patch;         ///< a git patch of what lands (before -> landed)
   std::string rejected_patch;         ///< a git patch of the rejected changes, on top of that
 };
 
 /// Computes the landing of `model`'s accepted decisions against the real tree now (reading
 /// it). Each file lands what was shown: the agent's version, or the base with only the
-/// accepted hunks. When the person edited a file meanwhile, the landed text is merged into
-/// theirs (3-way, as `ws apply`); anything else that no longer fits is a conflict.
+/// accepted hunks; its content is read now and must still be what the review opened on
+/// (and, if it was shown, exactly what was shown), else Error and nothing lands. When the
+/// person edited a file meanwhile, the landed text is merged into theirs (3-way, as `ws
+/// apply`); anything else that no longer fits is a conflict.
+/// The patches (libgit2 builds them: seconds for 100,000 files) only when `patches` asks.
+struct LandingPatches {
+  bool accepted = true;
+  bool rejected = true;
+};
 ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
-                                  const tui::ReviewModel& model);
+                                  const tui::ReviewModel& model, LandingPatches patches = {});
+
+/// The summary a person reads after landing: one line per file, but a directory whose
+/// landed files all had one verdict and reason (a withheld directory taken whole) is one
+/// line with its count, when there are more than `fold_above` lines.
+std::vector<std::string> landing_report(const ReviewLanding& landing, const tui::ReviewModel& model,
+                                        size_t fold_above = 20);
 
 /// The file keeping a workspace's review decisions between sessions.
 std::filesystem::path decisions_file(const Workspace& w);

@@ -6,6 +6,10 @@
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/network/network_option.hpp"
+#include "src/network/session_network.hpp"
+#include "src/profile/profile_layer.hpp"
+#include "src/profile/session_profile.hpp"
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
@@ -25,6 +29,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
 
 namespace ws {
 
@@ -50,6 +59,9 @@ std::vector<ProtectedPath> protected_paths(const Workspace& w, const fs::path& g
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     p.push_back({self, "the ws binary", false});
+  }
+  if (fs::path init = sandbox_init_program(); init != self) {
+    p.push_back({init, "ws-init (the sandbox's first process)", false});
   }
   if (!bwrap.empty()) {
     p.push_back({bwrap, "bubblewrap (run before the sandbox exists)", false});
@@ -90,9 +102,9 @@ std::string join_command(const std::vector<std::string>& cmd) {
 }
 
 /// The one-screen summary after a session: what changed, what would not transfer, and how
-/// to go on.
-void print_summary(const Workspace& w, const std::string& session, int status,
-                   const Checkpoint* cp) {
+/// to go on. Returns how many paths changed.
+size_t print_summary(const Workspace& w, const std::string& session, int status,
+                     const Checkpoint* cp) {
   std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
   size_t transfers = 0, held = 0;
   for (const auto& p : plan) {
@@ -105,7 +117,7 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::fprintf(stderr, "\n");
   if (plan.empty()) {
     std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
-    return;
+    return 0;
   }
   std::fprintf(stderr, "ws: %zu changed path%s in workspace '%s': %zu would transfer, %zu not\n",
                plan.size(), plan.size() == 1 ? "" : "s", w.name.c_str(), transfers, held);
@@ -124,6 +136,16 @@ void print_summary(const Workspace& w, const std::string& session, int status,
   std::string wflag = w.name == "default" ? "" : " -w " + w.name;
   std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
                wflag.c_str(), wflag.c_str(), wflag.c_str());
+  return plan.size();
+}
+
+/// The host's resolv.conf as it reads now (`--network=host`): bound at the same path inside,
+/// where a link into the private /run would otherwise dangle.
+std::string host_resolv_conf() {
+  std::ifstream in("/etc/resolv.conf");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 } // namespace
@@ -135,8 +157,18 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   }
   Workspace w = ctx.ws();
   SandboxSpec spec;
-  spec.network = o.network != "off";
   spec.command = o.command;
+  std::optional<Profile> profile = pick_profile(o.profile, o.profile_command, spec.command);
+  // Not given: the profile's model API hosts (src/network's allowlist), else on.
+  network::NetworkChoice net = network::parse_network_option(!o.network.empty() ? o.network
+                                                             : profile ? profile->default_network()
+                                                                       : std::string("on"));
+  network::ResolveOverride resolve;
+  if (const char* r = std::getenv("WS_NETWORK_RESOLVE"); r && *r && net.proxied()) {
+    resolve = network::ResolveOverride::parse(r);
+  }
+  spec.network = net.mode == network::NetworkMode::On;
+  spec.host_network = net.mode == network::NetworkMode::Host;
   if (spec.command.empty()) {
     const char* shell = std::getenv("SHELL");
     spec.command = {shell && *shell ? shell : "/bin/sh"};
@@ -154,6 +186,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   writable.insert(writable.end(), o.writable.begin(), o.writable.end());
   for (const auto& raw : writable) {
     spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
+    if (profile) {
+      check_not_in_layer(*profile, spec.writable.back(), raw);
+    }
   }
   std::vector<std::string> readable = config_list(git_dir, "ws.read");
   readable.insert(readable.end(), o.read.begin(), o.read.end());
@@ -164,7 +199,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   if (o.max_disk) {
     max_disk = parse_size(*o.max_disk); // a bad size fails before anything happens
   }
-  std::vector<std::string> passed = config_list(git_dir, "ws.env");
+  std::vector<std::string> passed;
+  if (profile) {
+    for (const auto& [k, v] : profile->env) {
+      passed.push_back(k + "=" + v); // before the person's: --env and ws.env win
+    }
+  }
+  std::vector<std::string> configured_env = config_list(git_dir, "ws.env");
+  passed.insert(passed.end(), configured_env.begin(), configured_env.end());
   passed.insert(passed.end(), o.env.begin(), o.env.end());
 
   if (!w.exists()) {
@@ -190,34 +232,83 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   }
   spec.hidden = {data_root(), runtime_root()};
   std::string session = session_id(w);
-  spec.env = sandbox_environment(passed, {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}});
+  EnvList fixed{{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
+  std::unique_ptr<network::SessionNetwork> proxied;
+  if (net.proxied() && !o.no_confine) {
+    proxied =
+        std::make_unique<network::SessionNetwork>(net, std::move(resolve), w.layout.journal_db());
+    auto proxy_env = proxied->environment();
+    fixed.insert(fixed.end(), proxy_env.begin(), proxy_env.end());
+    spec.resolv_conf = network::SessionNetwork::k_resolv_conf;
+  } else if (spec.network) {
+    spec.resolv_conf = UserNetwork::k_resolv_conf;
+  } else if (spec.host_network) {
+    spec.resolv_conf = host_resolv_conf();
+  }
+  spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
+  // The profile's config layers and caches (src/profile): mounted now, bound at the real
+  // directories' paths; the last session using them unmounts them.
+  std::optional<ProfileSession> layers;
+  std::set<std::string> runs_code_before;
+  if (profile && !o.no_confine) {
+    layers.emplace(*profile);
+    spec.binds = layers->binds();
+    runs_code_before = runs_code(*profile);
+    if (profile_takes(*profile, spec.command)) {
+      spec.command = with_profile_args(*profile, spec.command);
+      if (!profile->args.empty() && !profile->note.empty()) {
+        std::fprintf(stderr, "ws: profile '%s': %s\n", profile->name.c_str(),
+                     profile->note.c_str());
+      }
+    }
+  }
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
-  std::error_code ec;
-  spec.init = fs::canonical("/proc/self/exe", ec);
+  spec.init = sandbox_init_program();
   std::string command = join_command(spec.command);
 
   int status = 0;
   std::vector<std::string> read_only;
   if (o.no_confine) {
+    std::string net_ignored = net.mode == network::NetworkMode::On
+                                  ? ""
+                                  : ", and reach any network (" + net.flag() + " does not apply)";
     std::fprintf(stderr,
                  "ws: WARNING: --no-confine: the agent runs UNCONFINED. It starts in the view, "
-                 "but can write anywhere you can, your real project included.\n");
+                 "but can write anywhere you can, your real project included%s.\n",
+                 net_ignored.c_str());
     fs::path in_view = view / spec.cwd.lexically_relative(w.repo);
     spec.cwd = in_view.lexically_normal();
     spec.env = {{"WS_SESSION", session}, {"WS_WORKSPACE", w.name}};
     status = run_unconfined(spec);
   } else {
+    if (spec.host_network) {
+      std::fprintf(stderr,
+                   "ws: WARNING: --network=host: the agent shares this machine's network. It "
+                   "can reach every service on its loopback and your network, and send "
+                   "anything it can read anywhere.\n");
+    }
     status = run_confined(
         spec,
         [&](pid_t pid) {
           struct stat st {};
           std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
-          if (::stat(ns.c_str(), &st) == 0) {
+          bool known = ::stat(ns.c_str(), &st) == 0;
+          if (proxied) {
+            proxied->start(pid, known ? st.st_ino : 0); // fails closed: no proxy, no agent
+          }
+          if (known) {
             try {
-              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid);
+              const std::string used = profile && layers ? profile->name : std::string();
+              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid, used);
+              if (layers) {
+                for (const auto& l : layers->layers()) {
+                  fuse::register_session(l.ws.layout.journal_db(), st.st_ino, session, command, pid,
+                                         used);
+                }
+              }
             } catch (const std::exception& e) {
               std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
                            e.what());
@@ -225,8 +316,16 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
           }
         },
         &read_only);
+    if (proxied) {
+      proxied->stop();
+    }
     try {
       fuse::end_session(w.layout.journal_db(), session);
+      if (layers) {
+        for (const auto& l : layers->layers()) {
+          fuse::end_session(l.ws.layout.journal_db(), session);
+        }
+      }
     } catch (const std::exception&) {
       // the session's writes are still attributed while no later session reuses its ids
     }
@@ -241,18 +340,39 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  print_summary(w, session, status, cp ? &*cp : nullptr);
+  size_t changed = print_summary(w, session, status, cp ? &*cp : nullptr);
+  if (layers) {
+    report_new_config(*profile, runs_code_before);
+    layers.reset(); // unmounts the layers if no other session uses them
+  }
   for (const auto& p : planted) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
                  "time you start it); moved aside to %s.ws-quarantine-%s\n",
                  p.c_str(), p.c_str(), session.c_str());
   }
+  if (proxied) {
+    std::vector<std::string> lines = proxied->summary();
+    for (const auto& line : lines) {
+      std::fprintf(stderr, "ws: %s\n", line.c_str());
+    }
+    if (status == 0 && changed == 0 && !lines.empty()) {
+      // Codex and others exit 0 when every request failed: "no changes" alone misleads.
+      std::fprintf(stderr, "ws: the agent exited 0 and changed nothing, after the network "
+                           "refusals above: it may have done nothing for want of them\n");
+    }
+  }
   for (const auto& p : read_only) {
     std::fprintf(stderr,
                  "ws: the agent could not write %s (read-only in the sandbox): ws run "
                  "--writable DIR would allow a directory outside the project\n",
                  p.c_str());
+  }
+  if (status == 0 && !changed && !read_only.empty()) {
+    std::fprintf(stderr,
+                 "ws: the agent exited 0 but changed nothing in the project, after %zu refused "
+                 "write%s (above): its work may have failed rather than finished\n",
+                 read_only.size(), read_only.size() == 1 ? "" : "s");
   }
   if (daemon_died) {
     std::fprintf(stderr,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -171,7 +172,12 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
           break;
         }
       }
-      expose(dir);
+      // A program straight in the home or in /tmp: the program alone, never the whole
+      // directory (`ws run -- ~/agent.sh` showed every file of the home).
+      bool whole =
+          dir == real_home || is_under_or_same(real_home, dir) ||
+          std::find(e.private_dirs.begin(), e.private_dirs.end(), dir) != e.private_dirs.end();
+      expose(whole ? real : dir);
     }
   }
   for (const char* pattern : k_host_secrets) {

@@ -56,9 +56,13 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   // Always a user namespace, for root too: no capability of the host's, and the mounts
   // below are locked (an agent cannot remount them writable). Always a private network:
   // no host loopback service, no abstract unix socket of the host.
-  add({"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc",
-       "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
-       "--new-session"});
+  // (--network=host, explicit and loud, is the one exception: the host's network.)
+  add({"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid",
+       "--unshare-ipc"});
+  if (!spec.host_network) {
+    add({"--unshare-net"});
+  }
+  add({"--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session"});
   if (!probe) {
     add({"--as-pid-1"}); // our own init (sandbox_init.hpp), not bwrap's
   }
@@ -86,6 +90,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   }
   for (const auto& g : spec.guarded.existing) {
     add({"--ro-bind", g.string(), g.string()});
+  }
+  for (const auto& [source, inside] : spec.binds) {
+    add({"--bind", source.string(), inside.string()});
   }
   // State and views: an empty tmpfs over them, after the writable paths, so a writable
   // parent can never expose them.
@@ -301,8 +308,8 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   fuse::UniqueFd ready_read(ready[0]), ready_write(ready[1]);
   fuse::UniqueFd go_read(go[0]), go_write(go[1]);
   fuse::UniqueFd resolv;
-  if (spec.network) {
-    resolv = data_fd("ws-resolv", UserNetwork::k_resolv_conf);
+  if (!spec.resolv_conf.empty()) {
+    resolv = data_fd("ws-resolv", spec.resolv_conf);
   }
   ProcessLimit limit(spec.max_procs);
   std::vector<std::string> argv =

@@ -23,8 +23,13 @@ struct SandboxSpec {
   std::vector<std::filesystem::path> readable; ///< checked --read paths
   HostExposure host;                           ///< private home and dirs, masked paths
   GuardedPaths guarded; ///< code-running files in writable dirs: read-only inside
-  bool network = true;  ///< slirp4netns outside route; false: only a private loopback
-  EnvList env;          ///< the agent's whole environment
+  /// Writable binds from elsewhere (host source, path inside): a profile's config layers
+  /// and caches (src/profile), shown at the real directories' paths.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> binds;
+  bool network = true;       ///< slirp4netns outside route; false: only a private loopback
+  bool host_network = false; ///< --network=host: the host's network namespace, not a private one
+  std::string resolv_conf;   ///< the sandbox's /etc/resolv.conf ("": the host's file as it is)
+  EnvList env;               ///< the agent's whole environment
   std::vector<std::string> command;
   std::filesystem::path init;        ///< the ws binary (runs as the sandbox's pid 1)
   long max_procs = 0;                ///< process limit of the session; 0: none

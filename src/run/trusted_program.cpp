@@ -80,4 +80,17 @@ std::string trusted_program(const std::string& name, const std::string& package,
                   install);
 }
 
+std::filesystem::path sandbox_init_program() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", ec);
+  std::filesystem::path init = self.parent_path() / "ws-init";
+  struct stat ws_st {
+  }, init_st{};
+  if (!self.empty() && ::stat(self.c_str(), &ws_st) == 0 && ::stat(init.c_str(), &init_st) == 0 &&
+      S_ISREG(init_st.st_mode) && (init_st.st_mode & S_IXUSR) && init_st.st_uid == ws_st.st_uid) {
+    return init;
+  }
+  return self;
+}
+
 } // namespace ws

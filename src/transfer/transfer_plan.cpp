@@ -75,7 +75,7 @@ std::vector<std::string> own_paths(const Workspace& w) {
 } // namespace
 
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
-                                         const PlanRequest& request) {
+                                         const PlanRequest& request, const PlanProgress& progress) {
   std::vector<fuse::Change> changes = fuse::compute_changes(w.repo, source.state);
   gitbridge::RealRepo repo(w.repo);
   filters::PolicyConfig config =
@@ -89,7 +89,11 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
 
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
+  size_t seen = 0;
   for (auto& c : changes) {
+    if (progress && seen++ % 256 == 0) {
+      progress(seen - 1, changes.size());
+    }
     if (!request.paths.empty() && !within_any(c.path, request.paths) &&
         !(c.kind == fuse::ChangeKind::Renamed && within_any(c.from, request.paths))) {
       continue;

@@ -5,6 +5,7 @@
 #include "gitbridge/patch.hpp"
 #include "src/workspace/workspace.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,10 +38,15 @@ struct PlanRequest {
   std::vector<std::string> include; ///< repository-relative; withheld paths taken anyway
 };
 
+/// Told how many changes have their verdict, of how many, every few hundred, on the calling
+/// thread. It may throw to stop (ws review, when the person leaves while it loads).
+using PlanProgress = std::function<void(size_t done, size_t total)>;
+
 /// Every change of `source` within the pathspecs, each with its verdict. Throws Error when
 /// an --include names nothing withheld, or something that may not be overridden.
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
-                                         const PlanRequest& request);
+                                         const PlanRequest& request,
+                                         const PlanProgress& progress = {});
 
 /// What stood before and what stands now, for each transferring change (in plan order).
 /// Reads only the changed files.

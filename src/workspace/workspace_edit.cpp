@@ -61,6 +61,7 @@ void journal_offline(const Workspace& w, const char* op, const std::string& path
   e.op = op;
   e.path = path;
   e.pid = ::getpid();
+  e.tid = e.pid;
   e.uid = ::getuid();
   e.comm = "ws";
   e.detail = detail;

@@ -175,8 +175,8 @@ TEST_CASE("reference: bash completes commands, options, values and the agent's c
   CHECK(bash_complete(g.bash, {"ws", "statu"}) == std::vector<std::string>{"status"});
   CHECK(bash_complete(g.bash, {"ws", "diff", "--color", ""}) ==
         std::vector<std::string>{"auto", "always", "never"});
-  CHECK(bash_complete(g.bash, {"ws", "run", "--network", "=", "o"}) ==
-        std::vector<std::string>{"on", "off"});
+  CHECK(bash_complete(g.bash, {"ws", "apply", "--conflicts", "=", "m"}) ==
+        std::vector<std::string>{"markers"});
   CHECK(bash_complete(g.bash, {"ws", "-C", "/tm"}) == std::vector<std::string>{"/tmp"});
   // After the command's own options: the agent's command, then its files.
   CHECK(offers(bash_complete(g.bash, {"ws", "run", "--writable", "/tmp", "ech"}), "echo"));

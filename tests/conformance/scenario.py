@@ -22,7 +22,10 @@ XFAIL_MERGED_DIR_NLINK = (
 XFAIL_LOWER_HARDLINKS_SPLIT = (
     "known limitation: two names of one real-tree file come apart when one is first written "
     "(copy-up copies one name), as in kernel overlayfs without index=on; docs/filesystem.md")
-XFAIL_DEVICE_NODES = "device nodes are refused in a workspace (EPERM), by design"
+XFAIL_DEVICE_NODES = (
+    "the view is mounted nodev: a device node made in it (by root, outside ws run) never "
+    "opens (EACCES), as on any nodev mount, so it gives no one access it would not have; by "
+    "design")
 
 SCENARIO_MODULES = (
     "scenarios_open",

@@ -5,8 +5,11 @@ O_NOFOLLOW, O_PATH, O_TMPFILE, O_DIRECT, umask and mode 0, missing and malformed
 import fcntl
 import mmap
 import os
+import socket
+import stat
+import subprocess
 
-from harness import as_is, nstat, summ
+from harness import as_is, errname, kept_cwd, nstat, summ
 from libc import linkat_follow
 from scenario import AP, CR, EX, RD, RW, TR, WR, XFAIL_MERGED_DIR_NLINK, sc
 
@@ -52,6 +55,119 @@ def t_open_creat_mode_umask(c):
     c.stat("file mode", c.p("f"))
     c.stat("dir mode", c.p("d"))
     c.stat("fifo mode", c.p("p"))
+
+
+def _make_each_kind(c, where, tag):
+    """A file by open and by mknod, a directory, a FIFO, a socket and a symlink in `where`
+    (a tuple of names below the scenario's root) under the umask in force, then their modes."""
+    def p(name):
+        return c.p(*where, name)
+    c.open("%s create 0666" % tag, p("f"), WR | CR | EX, 0o666)
+    c.open("%s create 0777" % tag, p("x"), WR | CR | EX, 0o777)
+    c.do("%s mknod S_IFREG 0666" % tag, os.mknod, p("r"), stat.S_IFREG | 0o666)
+    c.do("%s mkdir 0777" % tag, os.mkdir, p("d"), 0o777)
+    c.do("%s mkdir 01777" % tag, os.mkdir, p("t"), 0o1777)
+    c.do("%s mkfifo 0666" % tag, os.mkfifo, p("p"), 0o666)
+    c.do("%s bind a socket" % tag, bind_unix, c.p(*where), b"s")
+    c.do("%s symlink" % tag, os.symlink, b"f", p("l"))
+    for name in ("f", "x", "r", "d", "t", "p", "s", "l"):
+        c.stat("%s mode of %s" % (tag, name), p(name))
+
+
+def bind_unix(directory, name):
+    """Binds an AF_UNIX socket at directory/name by a relative name (an address holds at
+    most 107 bytes, the scenario's path may be longer)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with kept_cwd():
+        try:
+            os.chdir(directory)
+            s.bind(name)
+        finally:
+            s.close()
+
+
+@sc()
+def t_umask_002(c):
+    """git's t0001-init.sh #28 and every shared-group setup: with umask 002, mkdir gives 0775
+    and touch 0664, in a real-tree directory and in a new one."""
+    old = os.umask(0o002)
+    try:
+        _make_each_kind(c, (), "real-tree dir:")
+        c.do("mkdir new", os.mkdir, c.p("new"), 0o777)
+        _make_each_kind(c, ("new",), "new dir:")
+        c.do("mkdir -p a/b/c", os.makedirs, c.p("a", "b", "c"), 0o777)
+    finally:
+        os.umask(old)
+    c.stat("new", c.p("new"))
+    for d in (("a",), ("a", "b"), ("a", "b", "c")):
+        c.attrs("mode of " + "/".join(d), c.p(*d))
+
+
+@sc()
+def t_umask_000(c):
+    old = os.umask(0)
+    try:
+        _make_each_kind(c, ("dir",), "umask 000:")
+    finally:
+        os.umask(old)
+
+
+@sc()
+def t_umask_077(c):
+    old = os.umask(0o077)
+    try:
+        _make_each_kind(c, ("dir",), "umask 077:")
+    finally:
+        os.umask(old)
+
+
+@sc()
+def t_umask_000_others_may_write(c):
+    """The suites' style (chmod/12, open/02-03, rename/21): objects made under umask 000 are
+    then used by another user, who may do exactly what their modes allow."""
+    old = os.umask(0)
+    try:
+        c.do("mkdir src 0777", os.mkdir, c.p("src"), 0o777)
+        c.do("mkdir src/sub 0777", os.mkdir, c.p("src", "sub"), 0o777)
+        c.do("mkdir dst 0777", os.mkdir, c.p("dst"), 0o777)
+        c.open("create shared 0666", c.p("src", "shared"), WR | CR | EX, 0o666)
+    finally:
+        os.umask(old)
+
+    def as_other(d):
+        out = []
+        for label, fn in (
+                ("append to shared", lambda: os.close(os.open("src/shared", WR | AP, dir_fd=d))),
+                ("create in src", lambda: os.close(os.open("src/mine", WR | CR | EX, 0o600,
+                                                           dir_fd=d))),
+                ("rename src/sub to dst/sub",
+                 lambda: os.rename("src/sub", "dst/sub", src_dir_fd=d, dst_dir_fd=d)),
+                ("chmod shared (not the owner)", lambda: os.chmod("src/shared", 0o600, dir_fd=d))):
+            try:
+                fn()
+                out.append(label + ": ok")
+            except OSError as e:
+                out.append(label + ": " + errname(e))
+        return "; ".join(out)
+    c.as_nobody("another user", as_other)
+    c.ls("src", c.p("src"))
+    c.ls("dst", c.p("dst"))
+
+
+@sc()
+def t_umask_git_init_shared(c):
+    """git's t0001-init.sh #28, 'init creates a new deep directory (umask vs. shared)':
+    leading directories honour the umask, the repository follows --shared."""
+    old = os.umask(0o002)
+    try:
+        c.do("git init --bare --shared=0660", subprocess.run,
+             ["git", "init", "-q", "--bare", "--shared=0660", "newdir/a/b/c"], cwd=c.p(),
+             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, show=lambda r: "")
+    finally:
+        os.umask(old)
+    for d in (("newdir", "a"), ("newdir", "a", "b"), ("newdir", "a", "b", "c"),
+              ("newdir", "a", "b", "c", "refs"), ("newdir", "a", "b", "c", "HEAD")):
+        c.attrs("mode of " + "/".join(d), c.p(*d))
 
 
 @sc()
@@ -218,6 +334,34 @@ def t_open_cloexec_and_flags(c):
     c.do("F_SETFL O_APPEND", fcntl.fcntl, fd, fcntl.F_SETFL, os.O_APPEND)
     c.write("write now appends", fd, b"!")
     c.content("content", c.p("small.txt"))
+
+
+def _aligned(data):
+    buf = mmap.mmap(-1, len(data))  # page-aligned, as O_DIRECT on ext4 needs
+    buf.write(data)
+    return buf
+
+
+@sc()
+def t_open_direct_write(c):
+    """Aligned O_DIRECT writes and reads land: in a new file, in a real-tree file (the
+    first write copies it up), and in a file created without write permission."""
+    for name, flags, mode in (("new.bin", RW | CR | EX, 0o644), ("page.bin", RW, 0),
+                              ("ro.bin", RW | CR | EX, 0o444), ("wo.bin", WR | CR | EX, 0o200)):
+        fd = c.open("O_DIRECT open " + name, c.p(name), flags | os.O_DIRECT, mode)
+        if fd is None:
+            continue
+        w = _aligned(bytes(range(256)) * 32)  # 8 KiB
+        c.do("aligned pwritev 8 KiB " + name, os.pwritev, fd, [w], 4096, show=as_is)
+        w.close()
+        if flags & RW == RW:
+            r = mmap.mmap(-1, 4096)
+            c.do("aligned preadv " + name, os.preadv, fd, [r], 8192, show=as_is)
+            c.val("read back " + name, summ(r[:4096]))
+            r.close()
+        c.close(fd)
+        c.stat("stat " + name, c.p(name))
+        c.content("content " + name, c.p(name))
 
 
 @sc()

@@ -331,6 +331,10 @@ void Person::use_own_ws_copy() {
   fs::path bin = base() / "bin";
   fs::create_directories(bin);
   fs::copy_file(ws_binary(), bin / "ws");
+  // ws-init (the sandbox's pid 1) comes with it, as an install would have it.
+  if (fs::path init = ws_binary().parent_path() / "ws-init"; fs::exists(init)) {
+    fs::copy_file(init, bin / "ws-init");
+  }
   own(bin);
   binary = bin / "ws";
 }

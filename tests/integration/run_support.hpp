@@ -77,8 +77,9 @@ public:
 
   /// The ws binary this person runs (the build's, unless a test runs a copy).
   std::filesystem::path binary;
-  /// Makes `binary` a copy of ws owned by this person in a directory of its own (base()/bin):
-  /// refusing or guarding that directory then says nothing about the build tree's.
+  /// Makes `binary` a copy of ws (and ws-init beside it) owned by this person in a directory
+  /// of its own (base()/bin): refusing or guarding that directory then says nothing about the
+  /// build tree's.
   void use_own_ws_copy();
 
   /// `cmd` (a shell command line) as this person: `exec setpriv ... sh -c 'exec CMD'`.

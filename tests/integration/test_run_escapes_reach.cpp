@@ -353,3 +353,27 @@ TEST_CASE("escape 5: the home is private: secrets absent, .gitconfig read-only, 
           "path") {
   as_each(check_home);
 }
+namespace {
+
+/// The agent is a script straight in the home: it runs, and shows it alone, not the home.
+void check_program_in_home(const std::string& user) {
+  Person p(user);
+  std::ofstream(p.home() / ".netrc") << "machine example.com password secret\n";
+  fs::path agent = p.home() / "agent.sh";
+  std::ofstream(agent) << "#!/bin/sh\n"
+                          "echo ran=yes\n"
+                          "test -e \"$HOME/.netrc\" && echo netrc=visible || echo netrc=absent\n";
+  ::chmod(agent.c_str(), 0755);
+  p.own(p.home());
+  Run r = p.ws("run -- " + q(agent.string()));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(field(r.out, "ran") == "yes");
+  CHECK_MESSAGE(field(r.out, "netrc") == "absent", "the agent's program showed the whole home");
+}
+
+} // namespace
+
+TEST_CASE("escape 5: an agent program straight in the home shows itself, not the home") {
+  as_each(check_program_in_home);
+}

@@ -77,6 +77,8 @@ constexpr const char* k_rustup = "rustup runs the toolchain it names for every c
 constexpr const char* k_mise = "mise runs its env and hooks when you cd into the project: ";
 constexpr const char* k_commit = "git's hooks run what it says on commit: ";
 constexpr const char* k_editor = "your editor runs what it says when it opens the project: ";
+constexpr const char* k_agent_cli =
+    "an agent CLI runs what it says when it starts here (hooks, MCP servers, helpers): ";
 
 /// Path and the whole reason of every rule that withholds a file running code by itself.
 const std::vector<std::pair<std::string, std::string>> k_self_running = {
@@ -117,6 +119,16 @@ const std::vector<std::pair<std::string, std::string>> k_self_running = {
     {".vscode/tasks.json", std::string(k_editor) + ".vscode/tasks.json"},
     {"proj.code-workspace", std::string(k_editor) + "proj.code-workspace"},
     {".idea/workspace.xml", std::string(k_editor) + ".idea/workspace.xml"},
+    {".claude/settings.json", std::string(k_agent_cli) + "settings.json"},
+    {".claude/settings.local.json", std::string(k_agent_cli) + "settings.local.json"},
+    {"sub/.claude/settings.json", std::string(k_agent_cli) + "settings.json"},
+    {".claude/hooks/format.sh", std::string(k_agent_cli) + ".claude/hooks/"},
+    {".mcp.json", std::string(k_agent_cli) + ".mcp.json"},
+    {".codex/config.toml", std::string(k_agent_cli) + ".codex/"},
+    {".codex/AGENTS.md", std::string(k_agent_cli) + ".codex/"},
+    {".gemini/settings.json", std::string(k_agent_cli) + ".gemini/settings.json"},
+    {".vscode/mcp.json", std::string(k_agent_cli) + ".vscode/mcp.json"},
+    {".cursor/mcp.json", std::string(k_agent_cli) + ".cursor/mcp.json"},
 };
 
 } // namespace
@@ -168,6 +180,35 @@ TEST_CASE("filters::decide leaves look-alikes of self-running files alone") {
       {".envrc: direnv asks again", modified(".envrc"), Verdict::Flagged,
        "runs code on your machine: .envrc"},
   });
+}
+
+TEST_CASE("filters::decide flags instructions to later agents") {
+  const std::string instructs = "instructs the agents you run here later: ";
+  std::vector<Row> rows;
+  for (const auto& [path, label] : std::vector<std::pair<std::string, std::string>>{
+           {"CLAUDE.md", "CLAUDE.md"},
+           {"src/CLAUDE.md", "CLAUDE.md"},
+           {"CLAUDE.local.md", "CLAUDE.local.md"},
+           {"AGENTS.md", "AGENTS.md"},
+           {"GEMINI.md", "GEMINI.md"},
+           {".claude/commands/deploy.md", ".claude/commands/"},
+           {".claude/agents/reviewer.md", ".claude/agents/"},
+           {".claude/skills/x/SKILL.md", ".claude/skills/"},
+           {".cursor/rules/style.mdc", ".cursor/rules/"},
+           {".cursorrules", ".cursorrules"},
+           {".github/copilot-instructions.md", ".github/copilot-instructions.md"},
+           {".github/instructions/py.instructions.md", ".github/instructions/"},
+       }) {
+    rows.push_back({"added", added(path), Verdict::Flagged, instructs + label});
+    rows.push_back({"modified", modified(path), Verdict::Flagged, instructs + label});
+    rows.push_back({"deleted", deleted(path), Verdict::Flagged, instructs + label + " (deleted)"});
+  }
+  // Look-alikes: another name, or copilot's file below the top.
+  rows.push_back({"claude.md.bak", added("CLAUDE.md.bak"), Verdict::Transfer, ""});
+  rows.push_back({".claude/notes.txt", added(".claude/notes.txt"), Verdict::Transfer, ""});
+  rows.push_back(
+      {"nested .github", added("docs/.github/copilot-instructions.md"), Verdict::Transfer, ""});
+  check_rows(rows);
 }
 
 TEST_CASE("filters::decide flags files a named tool runs") {

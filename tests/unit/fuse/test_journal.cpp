@@ -1,12 +1,35 @@
 #include "fuse/journal.hpp"
+#include "fuse/sqlite.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
 
+#include <pthread.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <future>
+#include <thread>
+
 using namespace ws::fuse;
+
+namespace {
+JournalEntry entry(int64_t time_ns, std::string op, std::string path, std::string path2,
+                   int32_t pid, std::string comm, std::string detail = {}, uint64_t pidns = 0) {
+  JournalEntry e;
+  e.time_ns = time_ns;
+  e.op = std::move(op);
+  e.path = std::move(path);
+  e.path2 = std::move(path2);
+  e.pid = pid;
+  e.tid = pid;
+  e.comm = std::move(comm);
+  e.detail = std::move(detail);
+  e.pidns = pidns;
+  return e;
+}
+} // namespace
 
 TEST_CASE("fuse::RangeSet coalesces touching and overlapping writes") {
   RangeSet r;
@@ -26,10 +49,9 @@ TEST_CASE("fuse::JournalWriter commits batches - read_journal filters by path an
   {
     JournalWriter w(db);
     for (int i = 0; i < 2500; ++i) {
-      w.record({0, t0 + i, "write", "src/f" + std::to_string(i % 3), "", 100 + i, 0, "cc", "0-1", 0,
-                ""});
+      w.record(entry(t0 + i, "write", "src/f" + std::to_string(i % 3), "", 100 + i, "cc", "0-1"));
     }
-    w.record({0, t0 + 5000, "rename", "a/x", "b/y", 7, 0, "mv", "", 0, ""});
+    w.record(entry(t0 + 5000, "rename", "a/x", "b/y", 7, "mv"));
     w.flush();
     CHECK(read_journal(db, {}).size() == 2501);
   }
@@ -56,6 +78,32 @@ TEST_CASE("fuse::ProcessNames names this process") {
   CHECK(names.name(999999999) == "?");
 }
 
+TEST_CASE("fuse::ProcessNames names a thread by its process, and keeps the thread's name") {
+  ProcessNames names;
+  std::promise<pid_t> started;
+  std::promise<void> named_twice;
+  std::shared_future<void> done = named_twice.get_future().share();
+  std::thread worker([&] {
+    pthread_setname_np(pthread_self(), "Bun Pool 0");
+    started.set_value(static_cast<pid_t>(::syscall(SYS_gettid)));
+    done.wait();
+  });
+  pid_t tid = started.get_future().get();
+  ProcessInfo first = names.info(tid);
+  CHECK(first.tgid == getpid());
+  CHECK(first.comm == "ws_unit_tests");
+  CHECK(first.thread == "Bun Pool 0");
+  ProcessInfo cached = names.info(tid); // from the cache, checked against the start time
+  CHECK(cached.tgid == getpid());
+  CHECK(cached.thread == "Bun Pool 0");
+  named_twice.set_value();
+  worker.join();
+  // The thread is gone: its cached entry must not answer for whoever gets the tid next.
+  ProcessInfo gone = names.info(tid);
+  CHECK(gone.comm == "?");
+  CHECK(gone.tgid == 0);
+}
+
 TEST_CASE("fuse::ProcessNames gives the pid namespace") {
   ProcessNames names;
   struct stat st {};
@@ -69,16 +117,16 @@ TEST_CASE("fuse::register_session names the entries of its pid namespace while i
   auto db = dir.path() / "journal.db";
   {
     JournalWriter w(db);
-    w.record({0, now_ns(), "create", "before", "", 9, 0, "agent", "", 4242, ""});
+    w.record(entry(now_ns(), "create", "before", "", 9, "agent", "", 4242));
     w.flush();
   }
   register_session(db, 4242, "default-20261122-120000-1", "claude", 10);
   {
     JournalWriter w(db);
     int64_t t = now_ns();
-    w.record({0, t, "create", "a", "", 10, 0, "agent", "", 4242, ""});
-    w.record({0, t + 1, "create", "b", "", 11, 0, "other", "", 77, ""});
-    w.record({0, t + 2, "create", "c", "", 12, 0, "person", "", 0, ""});
+    w.record(entry(t, "create", "a", "", 10, "agent", "", 4242));
+    w.record(entry(t + 1, "create", "b", "", 11, "other", "", 77));
+    w.record(entry(t + 2, "create", "c", "", 12, "person", "", 0));
     w.flush();
   }
   end_session(db, "default-20261122-120000-1");
@@ -86,7 +134,7 @@ TEST_CASE("fuse::register_session names the entries of its pid namespace while i
   register_session(db, 4242, "default-20261122-130000-2", "codex", 20);
   {
     JournalWriter w(db);
-    w.record({0, now_ns(), "create", "later", "", 20, 0, "agent", "", 4242, ""});
+    w.record(entry(now_ns(), "create", "later", "", 20, "agent", "", 4242));
     w.flush();
   }
   auto all = read_journal(db, {});
@@ -102,4 +150,56 @@ TEST_CASE("fuse::register_session names the entries of its pid namespace while i
   auto mine = read_journal(db, q);
   REQUIRE(mine.size() == 1);
   CHECK(mine[0].path == "a");
+}
+
+TEST_CASE("fuse::read_journal reads journals from before threads and profiles were recorded") {
+  ws::test::TempDir dir;
+  auto db = dir.path() / "journal.db";
+  {
+    Db old(db, Db::Mode::ReadWrite);
+    old.exec("CREATE TABLE journal(id INTEGER PRIMARY KEY AUTOINCREMENT, time_ns INTEGER NOT NULL,"
+             " op TEXT NOT NULL, path BLOB NOT NULL, path2 BLOB, pid INTEGER NOT NULL,"
+             " uid INTEGER NOT NULL, comm TEXT NOT NULL, detail TEXT);"
+             "INSERT INTO journal(time_ns, op, path, pid, uid, comm) VALUES(5, 'create', 'a', 7, 0,"
+             " 'sh');");
+  }
+  auto old_entries = read_journal(db, {});
+  REQUIRE(old_entries.size() == 1);
+  CHECK(old_entries[0].comm == "sh");
+  CHECK(old_entries[0].tid == 0);
+  CHECK(old_entries[0].thread == "");
+  CHECK(old_entries[0].profile == "");
+  // A writer upgrades it; a session record with a profile (ws run writes it where it has
+  // one) names the profile on its entries.
+  register_session(db, 4242, "s1", "claude", 10);
+  {
+    Db d(db, Db::Mode::ReadWrite);
+    bool has_profile = false;
+    {
+      Stmt has(d, "SELECT count(*) FROM pragma_table_info('session_spans') WHERE name = 'profile'");
+      has_profile = has.step() && has.int64(0) > 0;
+    }
+    if (!has_profile) {
+      d.exec("ALTER TABLE session_spans ADD COLUMN profile TEXT");
+    }
+    d.exec("UPDATE session_spans SET profile = 'claude' WHERE session = 's1'");
+  }
+  {
+    JournalWriter w(db);
+    JournalEntry e = entry(now_ns(), "write", "b", "", 10, "claude", "0-1", 4242);
+    e.tid = 12;
+    e.thread = "Bun Pool 0";
+    w.record(e);
+    JournalEntry wb = entry(now_ns() + 1, "write", "m", "", 10, "claude", "0-4096", 4242);
+    wb.via = "mapped";
+    w.record(wb);
+    w.flush();
+  }
+  auto all = read_journal(db, {});
+  REQUIRE(all.size() == 3);
+  CHECK(all[1].tid == 12);
+  CHECK(all[1].thread == "Bun Pool 0");
+  CHECK(all[1].session == "s1");
+  CHECK(all[1].profile == "claude");
+  CHECK(all[2].via == "mapped");
 }

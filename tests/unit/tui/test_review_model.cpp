@@ -292,7 +292,7 @@ TEST_CASE("tui::key_table binds every action and the help lists it") {
     bound.insert(b.action);
     CHECK(action_for(b.key) == b.action);
   }
-  CHECK(bound.size() == static_cast<size_t>(Action::ScrollRight) + 1);
+  CHECK(bound.size() == static_cast<size_t>(Action::FoldUp) + 1);
   CHECK(action_for('q') == Action::Quit);
   CHECK_FALSE(action_for('Z'));
   CHECK(help_lines().size() >= 20);

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ws {
+
+/// ws profile list | show NAME | diff NAME | reset NAME [PATH...] (cmd_profile.cpp).
+struct ProfileOptions {
+  std::string action; ///< list, show, diff, reset
+  std::string name;
+  std::vector<std::string> paths; ///< reset: at or below these (absolute, ~/, or in the layer)
+  bool json = false;
+  bool all = false; ///< diff: also the changes without a verdict
+};
+int cmd_profile(const ProfileOptions& options);
+
+} // namespace ws

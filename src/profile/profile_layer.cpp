@@ -1,0 +1,154 @@
+// A profile's config layers (profile_layer.hpp): "a profile is a workspace over a config
+// directory", served by the same daemon as a project's view.
+#include "src/profile/profile_layer.hpp"
+
+#include "fuse/hash.hpp"
+#include "src/cli/error.hpp"
+#include "src/daemon/daemon.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// "claude-0123456789ab" for ~/.claude: readable, and two directories never share a layer.
+std::string key_of(const fs::path& p) {
+  std::string base = p.filename().string();
+  while (!base.empty() && base.front() == '.') {
+    base.erase(0, 1);
+  }
+  return (base.empty() ? "dir" : base) + "-" + fuse::hash_bytes(p.string()).hex().substr(0, 12);
+}
+
+void make_private_dir(const fs::path& p) {
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec) {
+    throw Error("cannot create " + p.string() + ": " + ec.message(),
+                "check the permissions of " + p.parent_path().string());
+  }
+  ::chmod(p.c_str(), 0700);
+}
+
+} // namespace
+
+fs::path profile_state_dir(const std::string& name) {
+  return data_root() / "profiles" / name;
+}
+
+std::vector<ConfigLayer> config_layers(const Profile& p) {
+  std::vector<ConfigLayer> out;
+  fs::path state = profile_state_dir(p.name);
+  for (const auto& target : p.config) {
+    ConfigLayer l;
+    l.target = target;
+    std::error_code ec;
+    // A directory the person does not have (yet): the agent starts from an empty one.
+    l.ws.repo = fs::is_directory(target, ec) ? target : state / "empty";
+    l.ws.name = p.name + ":" + target.filename().string();
+    l.ws.layout.dir = state / "layers" / key_of(target);
+    l.ws.mountpoint = runtime_root() / "profiles" / p.name / key_of(target);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::pair<ConfigLayer, std::string> layer_of(const Profile& p, const fs::path& path) {
+  fs::path want = path.lexically_normal();
+  for (auto& l : config_layers(p)) {
+    fs::path rel = want.lexically_relative(l.target);
+    if (!rel.empty() && *rel.begin() != "..") {
+      return {l, rel == "." ? std::string() : rel.string()};
+    }
+  }
+  std::string dirs;
+  for (const auto& c : p.config) {
+    dirs += (dirs.empty() ? "" : ", ") + c.string();
+  }
+  throw Error(path.string() + " is not in a config directory of profile '" + p.name + "'",
+              dirs.empty() ? "the profile has no config directory" : "its directories: " + dirs);
+}
+
+fs::path cache_dir(const Profile& p, const fs::path& cache) {
+  return profile_state_dir(p.name) / "caches" / key_of(cache);
+}
+
+ProfileSession::ProfileSession(const Profile& p) : m_profile(p), m_layers(config_layers(p)) {
+  fs::path state = profile_state_dir(p.name);
+  make_private_dir(state);
+  m_users.reset(::open((state / "sessions.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  // Shared while the session runs; the last session takes it exclusively to unmount, so a
+  // new one waits here until the layers are down, then mounts them again.
+  while (!m_users || ::flock(m_users.get(), LOCK_SH) != 0) {
+    if (m_users && errno == EINTR) {
+      continue;
+    }
+    throw Error("cannot lock " + (state / "sessions.lock").string() + ": " + std::strerror(errno));
+  }
+  make_private_dir(state / "empty");
+  for (auto& l : m_layers) {
+    if (!l.ws.exists()) {
+      make_private_dir(l.ws.layout.dir);
+      l.ws.create();
+    }
+    ensure_mounted(l.ws, false);
+  }
+  // Seeds: a file the agent's CLI keeps outside its directory, copied in once (through the
+  // view, so it is journaled like anything else the layer holds).
+  for (const auto& [dest, source] : p.seeds) {
+    auto [layer, rel] = layer_of(p, dest);
+    fs::path in_view = layer.ws.mountpoint / rel;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(in_view, ec)) || !fs::is_regular_file(source, ec)) {
+      continue;
+    }
+    fs::create_directories(in_view.parent_path(), ec);
+    fs::copy_file(source, in_view, ec);
+    if (ec) {
+      throw Error("cannot copy " + source.string() + " into profile '" + p.name + "' (" +
+                      dest.string() + "): " + ec.message(),
+                  "'ws profile reset " + p.name + "' starts the layer afresh");
+    }
+    ::chmod(in_view.c_str(), 0600);
+    m_seeded.push_back(dest);
+  }
+  for (const auto& c : p.caches) {
+    make_private_dir(cache_dir(p, c));
+  }
+}
+
+ProfileSession::~ProfileSession() {
+  if (!m_users || ::flock(m_users.get(), LOCK_EX | LOCK_NB) != 0) {
+    return; // another session still uses the layers
+  }
+  for (const auto& l : m_layers) {
+    try {
+      unmount_view(l.ws, false);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ws: warning: profile '%s': %s\n", m_profile.name.c_str(), e.what());
+    }
+  }
+}
+
+std::vector<std::pair<fs::path, fs::path>> ProfileSession::binds() const {
+  std::vector<std::pair<fs::path, fs::path>> out;
+  for (const auto& l : m_layers) {
+    out.emplace_back(l.ws.mountpoint, l.target);
+  }
+  for (const auto& c : m_profile.caches) {
+    out.emplace_back(cache_dir(m_profile, c), c);
+  }
+  return out;
+}
+
+} // namespace ws

@@ -1,0 +1,206 @@
+// ws review of a large workspace (issue 13): it opens at once and keeps every key typed
+// while it loads, a withheld directory is one row that expands, a decision on it covers
+// every file, and finishing lands what it always did. The real binary in a real terminal.
+//
+// Loading is held open with WS_TEST_REVIEW_LOAD_GATE (the review waits for that file
+// before it reads the workspace), so keys are typed during the load whatever the machine's
+// speed: the tests assert what the keys did, never how long anything took.
+#include "tests/integration/review_terminal.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto npos = std::string::npos;
+
+/// "line 1\n" ... "line N\n", with lines `a`, `b` and `c` replaced by "CHANGED k".
+std::string lines(int n, int a = 0, int b = 0, int c = 0) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) {
+    bool changed = i == a || i == b || i == c;
+    out += (changed ? "CHANGED " : "line ") + std::to_string(i) + "\n";
+  }
+  return out;
+}
+
+/// The agent's work of test_review.cpp (three hunks in notes.txt, a deletion, a new file,
+/// an edit of src/main.c, a withheld new executable), plus `packages` x 100 files under
+/// node_modules/.
+void agent_work(const TestRepo& repo, const MountedWorkspace& w, int packages) {
+  repo.write("notes.txt", lines(30));
+  REQUIRE(sh("git add -A && git -c user.name=T -c user.email=t@e commit -qm notes", repo.path())
+              .status == 0);
+  Run r = w.in_view("printf '%s' " + q(lines(30, 2, 15, 28)) +
+                    " > notes.txt"
+                    " && rm README.md && echo new > new.txt && sed -i 's/return/  return/' "
+                    "src/main.c && printf '#!/bin/sh\\necho hi\\n' > tool.sh && chmod +x tool.sh");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  r = w.in_view(
+      "python3 -c " +
+      q("import os\nfor p in range(" + std::to_string(packages) +
+        "):\n"
+        "    d = 'node_modules/pkg%d/lib' % p\n"
+        "    os.makedirs(d)\n"
+        "    for i in range(100):\n"
+        "        open('%s/f%d.js' % (d, i), 'w').write('module.exports = %d;\\n' % i)\n"));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+}
+
+/// The environment that holds the review's loading until `gate` exists.
+std::string held_by(const fs::path& gate) {
+  return "WS_TEST_REVIEW_LOAD_GATE=" + q(gate.string());
+}
+
+void open_gate(const fs::path& gate) {
+  std::ofstream(gate) << "go\n";
+}
+
+} // namespace
+
+TEST_CASE("review scale: keys typed while it loads apply in order - a folded directory expands "
+          "- finishing lands what it did before") {
+  if (!have_tmux()) {
+    MESSAGE("tmux is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  agent_work(repo, w, 10);
+  TempDir gate_dir;
+  fs::path gate = gate_dir.path() / "gate";
+  ReviewTerminal t(w, repo, "", 140, 30, held_by(gate));
+  // The first screen is up while nothing is loaded yet; keys typed now are kept.
+  t.wait_for("loading");
+  // List order: README.md (D), new.txt, notes.txt, src/main.c. Accept README.md, reject
+  // new.txt, into notes.txt's diff: accept, reject, accept its three hunks, back to the list.
+  t.send("a");
+  t.send("r");
+  t.send("Tab");
+  t.send("a r a");
+  t.send("Tab");
+  t.wait_for("7 keys waiting");
+  CHECK(t.screen().find("decided") == npos); // still loading: nothing was applied yet
+  open_gate(gate);
+  t.wait_for("3/4 decided");
+  std::string s = t.screen();
+  CHECK(s.find("[+] D README.md") != npos);
+  CHECK(s.find("[-] A new.txt") != npos);
+  CHECK(s.find(">[~] M notes.txt") != npos);
+  // 1,000 withheld files: one row, with its count and reason.
+  CHECK(s.find("WITHHELD (1,001)") != npos);
+  CHECK(s.find("[x] A node_modules/ +") != npos);
+  CHECK(s.find("1,000 files") != npos);
+  CHECK(s.find("under node_modules/") != npos);
+
+  t.keys("j", ">[ ] M src/main.c");
+  t.keys("j", ">[x] A node_modules/ +");
+  CHECK(t.screen().find("o: take them all anyway") != npos);
+  // Enter lists its packages, each folded; a package lists its files (pkg0/lib/ holds them
+  // all: the rows go straight there); z folds them again.
+  t.keys("Enter", "node_modules/pkg9/ +");
+  s = t.screen();
+  CHECK(s.find("node_modules/pkg0/ +") != npos);
+  CHECK(s.find("100 files") != npos);
+  t.keys("j", ">[x] A node_modules/pkg0/ +");
+  t.keys("Enter", "node_modules/pkg0/lib/f0.js");
+  t.keys("z", ">[x] A node_modules/pkg0/ +");
+  t.keys("z", ">[x] A node_modules/ +");
+  CHECK(t.screen().find("node_modules/pkg0/ +") == npos);
+  t.keys("j", ">[x] A tool.sh");
+  t.keys("o", "Take WITHHELD 'tool.sh'");
+  t.keys("y", "[+] A tool.sh");
+  t.keys("F", "Finish:");
+  t.keys("s", "ws-exit=0");
+  s = t.screen();
+  CHECK(s.find("staged 3 files") != npos);
+  CHECK(s.find("2 of 3 hunks") != npos);
+
+  // Exactly what test_review.cpp's same decisions land; the withheld directory stays out.
+  CHECK(sh("git diff --cached --name-status", repo.path()).out ==
+        "D\tREADME.md\nM\tnotes.txt\nA\ttool.sh\n");
+  CHECK(sh("git show :notes.txt", repo.path()).out == lines(30, 2, 28));
+  CHECK(repo.read("notes.txt") == lines(30, 2, 28));
+  CHECK_FALSE(fs::exists(repo.path() / "node_modules"));
+  CHECK_FALSE(fs::exists(repo.path() / "new.txt"));
+  CHECK(sh("git diff --quiet", repo.path()).status == 0);
+  std::string status = w.ws("status --verbose").out;
+  CHECK(status.find("node_modules/pkg3/lib/f7.js") != npos);
+  CHECK(status.find("A new.txt") != npos);
+}
+
+TEST_CASE("review scale: q typed while it loads quits once loaded - Ctrl-C leaves at once") {
+  if (!have_tmux()) {
+    MESSAGE("tmux is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  agent_work(repo, w, 1);
+  TempDir gate_dir;
+  fs::path gate = gate_dir.path() / "gate";
+  {
+    ReviewTerminal t(w, repo, "", 100, 30, held_by(gate));
+    t.wait_for("loading");
+    t.keys("q", "1 key waiting");
+    open_gate(gate);
+    t.wait_for("ws-exit=0");
+    CHECK(t.screen().find("nothing landed") != npos);
+  }
+  fs::remove(gate);
+  ReviewTerminal t(w, repo, "", 100, 30, held_by(gate));
+  t.wait_for("loading");
+  t.keys("a", "1 key waiting");
+  t.keys("C-c", "ws-exit=130"); // while the load is still held
+  CHECK(t.screen().find("interrupted; nothing landed") != npos);
+  CHECK(sh("git status --porcelain", repo.path()).out.empty());
+}
+
+TEST_CASE("review scale: a withheld directory taken whole lands every file - rewritten, none") {
+  if (!have_tmux()) {
+    MESSAGE("tmux is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  repo.write(".gitignore", "build/\n");
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir -p build/sub && echo a > build/a.txt && echo b > build/b.txt && "
+                    "echo c > build/sub/c.txt")
+              .status == 0);
+  {
+    ReviewTerminal t(w, repo, "", 100, 30);
+    t.wait_for("build/ +");
+    CHECK(t.screen().find("ignored by the real repository") != npos);
+    t.keys("o", "Take WITHHELD 'build/' (3 files: ignored by the real repository)");
+    t.keys("y", "[+] A build/ +");
+    // The agent writes one of them after it was taken: shown now, it says so; nothing lands.
+    REQUIRE(w.in_view("echo B > build/b.txt").status == 0);
+    t.keys("Enter", "build/ -");
+    t.keys("j", ">[+] A build/a.txt");
+    t.keys("j", ">[+] A build/b.txt");
+    t.wait_for("changed this file after the review opened");
+    t.keys("F", "Finish:");
+    t.keys("t", "The workspace changed");
+    t.keys("n", "3/3 decided");
+    CHECK_FALSE(fs::exists(repo.path() / "build"));
+    t.keys("q", "Leave without landing");
+    t.keys("y", "ws-exit=0");
+  }
+  ReviewTerminal t(w, repo, "", 100, 30);
+  t.wait_for("build/ +");
+  t.keys("o", "Take WITHHELD 'build/'");
+  t.keys("y", "[+] A build/ +");
+  t.keys("F", "Finish:");
+  t.keys("t", "ws-exit=0");
+  CHECK(t.screen().find("applied 3 files") != npos);
+  CHECK(repo.read("build/a.txt") == "a\n");
+  CHECK(repo.read("build/b.txt") == "B\n");
+  CHECK(repo.read("build/sub/c.txt") == "c\n");
+}

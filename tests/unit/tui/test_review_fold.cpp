@@ -1,0 +1,237 @@
+// Folding the review's list: which directories are one row, expanding and folding them,
+// decisions on a folded directory, and how those are saved.
+#include "tui/fold.hpp"
+#include "tui/render.hpp"
+#include "tui/review_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace ws::tui;
+
+namespace {
+
+struct P {
+  std::string path;
+  Group group;
+  std::string reason;
+};
+
+std::vector<std::string> folds_of(std::vector<P> in, std::string_view under = {}, size_t min = 2) {
+  std::sort(in.begin(), in.end(), [](const P& a, const P& b) { return a.path < b.path; });
+  std::vector<FoldPath> paths;
+  for (const auto& p : in) {
+    paths.push_back({p.path, p.group, p.reason});
+  }
+  std::vector<std::string> out;
+  for (const auto& d : fold_directories(paths, under, min)) {
+    out.push_back(d.dir + ":" + std::to_string(d.end - d.begin));
+  }
+  return out;
+}
+
+constexpr Group W = Group::Withheld;
+constexpr Group B = Group::Blocked;
+constexpr Group T = Group::Transfer;
+
+FileEntry file(const std::string& path, Group g, const std::string& reason, char status = 'A') {
+  FileEntry f;
+  f.path = f.old_path = path;
+  f.status = status;
+  f.group = g;
+  f.reason = reason;
+  f.overridable = g == Group::Withheld;
+  f.identity = "id-" + path;
+  f.notes = {"new file"};
+  return f;
+}
+
+/// Three transfer files, 250 withheld files in node_modules/ (five packages of 50), a
+/// blocked .git/ of two files, and one withheld file of its own.
+Review big() {
+  Review r;
+  r.workspace = "default";
+  r.id = "review-id";
+  r.files.push_back(file("README.md", T, "", 'M'));
+  r.files.push_back(file("src/a.c", T, "", 'M'));
+  r.files.push_back(file("src/b.c", T, "", 'D'));
+  for (int p = 0; p < 5; ++p) {
+    for (int i = 0; i < 50; ++i) {
+      r.files.push_back(
+          file("node_modules/pkg" + std::to_string(p) + "/f" + std::to_string(i) + ".js", W,
+               "under node_modules/", i == 7 ? 'D' : 'A'));
+    }
+  }
+  r.files.push_back(file(".git/hooks/pre-commit", B, "inside .git/"));
+  r.files.push_back(file(".git/config", B, "inside .git/", 'M'));
+  r.files.push_back(file("tool.sh", W, "new executable"));
+  return r;
+}
+
+size_t fold_entry(const ReviewModel& m, const std::string& dir) {
+  for (size_t e = 0; e < m.entries().size(); ++e) {
+    const ListEntry& le = m.entries()[e];
+    if (le.kind == ListEntry::Kind::Fold && m.folds()[le.index].dir == dir) {
+      return e;
+    }
+  }
+  FAIL("no row for " << dir);
+  return 0;
+}
+
+void go_to(ReviewModel& m, size_t entry) {
+  m.apply(Action::Top);
+  while (m.cursor() < entry) {
+    m.apply(Action::Down);
+  }
+}
+
+} // namespace
+
+TEST_CASE("tui::fold_directories folds the highest directory of one verdict and reason") {
+  // A directory of one withheld reason is one row; the highest such directory wins.
+  CHECK(folds_of({{"node_modules/a/x.js", W, "nm"},
+                  {"node_modules/a/y.js", W, "nm"},
+                  {"node_modules/b.js", W, "nm"},
+                  {"src/main.c", T, ""}}) == std::vector<std::string>{"node_modules:3"});
+  // One file of another reason (or verdict) below keeps the directory open; what is
+  // uniform below it still folds.
+  CHECK(folds_of({{"build/obj/a.o", W, "ignored"},
+                  {"build/obj/b.o", W, "ignored"},
+                  {"build/run.sh", W, "new executable"},
+                  {"build/notes.txt", T, ""}}) == std::vector<std::string>{"build/obj:2"});
+  // Transfer and flagged never fold: every file that may land keeps its own row.
+  CHECK(folds_of({{"gen/a.c", T, ""}, {"gen/b.c", T, ""}}).empty());
+  CHECK(folds_of({{"ci/a.yml", Group::Flagged, "ci"}, {"ci/b.yml", Group::Flagged, "ci"}}).empty());
+  // Blocked folds like withheld; one file alone is never a fold.
+  CHECK(folds_of({{".git/config", B, "git"}, {".git/hooks/x", B, "git"}, {"one/f", W, "r"}}) ==
+        std::vector<std::string>{".git:2"});
+  // A sibling whose name extends the directory's ("a-b" sorts between "a" and "a/") is
+  // not inside it.
+  CHECK(folds_of({{"a-b/x", T, ""}, {"a/x", W, "r"}, {"a/y", W, "r"}, {"a.txt", T, ""}}) ==
+        std::vector<std::string>{"a:2"});
+  // Below a directory: its subdirectories; a minimum count.
+  CHECK(folds_of({{"n/p/a", W, "r"}, {"n/p/b", W, "r"}, {"n/q/a", W, "r"}, {"n/z", W, "r"}}, "n") ==
+        std::vector<std::string>{"n/p:2"});
+  CHECK(folds_of({{"n/p/a", W, "r"}, {"n/p/b", W, "r"}}, {}, 3).empty());
+}
+
+TEST_CASE("tui::ReviewModel lists a withheld directory as one row that expands and folds") {
+  ReviewModel m(big());
+  fit(m, 140, 30);
+  // TRANSFER 3 files, then node_modules/ and tool.sh (WITHHELD), then .git/ (BLOCKED).
+  REQUIRE(m.entries().size() == 6);
+  size_t nm = fold_entry(m, "node_modules");
+  const Fold& fold = m.folds()[m.entries()[nm].index];
+  CHECK(fold.files() == 250);
+  CHECK(fold.deleted == 5);
+  CHECK(fold.status == '*');
+  std::string screen = render(m, 140, 30).dump();
+  CHECK(screen.find("WITHHELD (251)") != std::string::npos);
+  CHECK(screen.find("node_modules/ +") != std::string::npos);
+  CHECK(screen.find("250 files, 5 deleted") != std::string::npos); // never hidden in a count
+  CHECK(screen.find("BLOCKED (2)") != std::string::npos);
+
+  go_to(m, nm);
+  REQUIRE(m.selected_fold() != nullptr);
+  CHECK(m.selected_file() == nullptr);
+  std::string summary = render(m, 140, 30).dump();
+  CHECK(summary.find("245 added, 5 deleted") != std::string::npos);
+  CHECK(summary.find("pkg3/  50 files") != std::string::npos);
+
+  // Enter lists what is below: the five packages, each folded again.
+  CHECK(m.apply(Action::Open) == Effect::None);
+  CHECK(m.entries().size() == 11);
+  CHECK(m.folds()[m.entries()[nm].index].expanded);
+  size_t pkg2 = fold_entry(m, "node_modules/pkg2");
+  go_to(m, pkg2);
+  m.apply(Action::Open);
+  CHECK(m.entries().size() == 61);
+  m.apply(Action::Down);
+  REQUIRE(m.selected_file() != nullptr);
+  CHECK(m.selected_file()->path == "node_modules/pkg2/f0.js");
+  // The reason is the directory's row's: files inside do not repeat it.
+  CHECK_FALSE(m.entries()[m.cursor()].reason);
+  // z folds the directory around the cursor, then the one around that.
+  CHECK(m.apply(Action::FoldUp) == Effect::None);
+  CHECK(m.selected_fold()->dir == "node_modules/pkg2");
+  CHECK(m.entries().size() == 11);
+  m.apply(Action::FoldUp);
+  CHECK(m.selected_fold()->dir == "node_modules");
+  CHECK(m.entries().size() == 6);
+  CHECK(m.apply(Action::FoldUp) == Effect::Message);
+}
+
+TEST_CASE("tui::ReviewModel a decision on a folded directory is a decision on every file in it") {
+  ReviewModel m(big());
+  fit(m, 100, 30);
+  go_to(m, fold_entry(m, "node_modules"));
+  // Withheld: nothing until taken, after a question naming the count.
+  CHECK(m.apply(Action::Accept) == Effect::Message);
+  CHECK(m.message().find("press o to take all 250 files") != std::string::npos);
+  CHECK(m.apply(Action::Override) == Effect::AskOverride);
+  CHECK(m.override_question().find("'node_modules/' (250 files: under node_modules/)") !=
+        std::string::npos);
+  CHECK(m.confirm_override() == Effect::Changed);
+  const Fold& fold = *m.selected_fold();
+  CHECK(m.fold_state(fold) == FileState::Accepted);
+  for (size_t i = fold.begin; i < fold.end; ++i) {
+    CHECK(file_state(m.files()[i]) == FileState::Accepted);
+  }
+  CHECK(m.decided_files() == 250);
+  CHECK(m.decidable_files() == 253);
+  // One record for the whole directory, however many files.
+  std::string saved = m.save();
+  CHECK(std::count(saved.begin(), saved.end(), '\n') == 2);
+  CHECK(saved.find("\ndir ") != std::string::npos);
+
+  // Rejecting it rejects each; the list moves on as after a file.
+  go_to(m, fold_entry(m, "node_modules"));
+  CHECK(m.apply(Action::Reject) == Effect::Changed);
+  CHECK(m.fold_state(m.folds()[m.entries()[fold_entry(m, "node_modules")].index]) ==
+        FileState::Rejected);
+  // A file decided on its own makes the directory mixed, and saved file by file.
+  go_to(m, fold_entry(m, "node_modules"));
+  m.apply(Action::Open);
+  m.apply(Action::Down); // pkg0/
+  m.apply(Action::Open);
+  m.apply(Action::Down); // pkg0/f0.js
+  REQUIRE(m.selected_file() != nullptr);
+  CHECK(m.apply(Action::Accept) == Effect::Changed);
+  saved = m.save();
+
+  ReviewModel again(big());
+  // pkg0/ file by file (50 overrides, 50 decisions), the other four packages as one record
+  // each (a count of their files).
+  CHECK(again.restore(saved, true) == 100 + 200);
+  size_t accepted = 0, rejected = 0;
+  for (const auto& f : again.files()) {
+    accepted += file_state(f) == FileState::Accepted ? 1 : 0;
+    rejected += file_state(f) == FileState::Rejected ? 1 : 0;
+  }
+  CHECK(accepted == 1);
+  CHECK(rejected == 249);
+  CHECK(again.save() == saved);
+
+  // Blocked: never, whole or not.
+  go_to(m, fold_entry(m, ".git"));
+  CHECK(m.apply(Action::Override) == Effect::Message);
+  CHECK(m.apply(Action::Accept) == Effect::Message);
+  CHECK(m.message().find("never transferred") != std::string::npos);
+}
+
+TEST_CASE("tui::ReviewModel a saved directory decision needs the same files") {
+  ReviewModel m(big());
+  go_to(m, fold_entry(m, "node_modules"));
+  m.apply(Action::Override);
+  m.confirm_override();
+  std::string saved = m.save();
+  Review other = big();
+  other.files[10].identity = "rewritten"; // one file of the directory is another file now
+  ReviewModel reload(other);
+  CHECK(reload.restore(saved, false) == 0);
+  CHECK_FALSE(reload.any_decision());
+}

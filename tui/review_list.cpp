@@ -1,0 +1,369 @@
+// The review's list: files and folded directories, which of them are rows, where the
+// cursor is, and what a folded directory's row and summary show.
+#include "tui/fold.hpp"
+#include "tui/review_model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace ws::tui {
+
+namespace {
+
+/// The folds of `dirs` (found among `members`: model indices, in path order) as Folds.
+void add_folds(const std::vector<FileEntry>& files, const std::vector<size_t>& members,
+               const std::vector<FoldedDir>& dirs, int parent, std::vector<Fold>& out) {
+  for (const auto& d : dirs) {
+    Fold f;
+    f.dir = d.dir;
+    f.parent = parent;
+    f.begin = members[d.begin];
+    f.end = members[d.end - 1] + 1;
+    // One group, sorted by path within it: a folded directory's files are contiguous.
+    if (f.end - f.begin != d.end - d.begin) {
+      continue;
+    }
+    f.status = files[f.begin].status;
+    for (size_t i = f.begin; i < f.end; ++i) {
+      f.deleted += files[i].status == 'D' ? 1 : 0;
+      f.status = files[i].status == f.status ? f.status : '*';
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+std::vector<FoldPath> fold_paths(const std::vector<FileEntry>& files,
+                                 const std::vector<size_t>& members) {
+  std::vector<FoldPath> paths;
+  paths.reserve(members.size());
+  for (size_t i : members) {
+    paths.push_back({files[i].path, files[i].group, files[i].reason});
+  }
+  return paths;
+}
+
+const char* status_word(char status) {
+  switch (status) {
+  case 'A':
+    return "added";
+  case 'M':
+    return "modified";
+  case 'D':
+    return "deleted";
+  case 'R':
+    return "renamed";
+  case 'T':
+    return "changed type";
+  default:
+    return "changed";
+  }
+}
+
+} // namespace
+
+void ReviewModel::build_folds() {
+  m_folds.clear();
+  const auto& files = m_review.files;
+  // The files are sorted by group, then path: merging the groups' runs sorts them by path.
+  std::vector<size_t> order(files.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
+  for (size_t end = 0; end < order.size();) {
+    size_t run = end;
+    while (run < order.size() && files[run].group == files[end].group) {
+      ++run;
+    }
+    std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(end),
+                       order.begin() + static_cast<std::ptrdiff_t>(run), by_path);
+    end = run;
+  }
+  add_folds(files, order, fold_directories(fold_paths(files, order)), -1, m_folds);
+}
+
+std::vector<Fold> ReviewModel::children_of(const Fold& fold, int parent) const {
+  std::vector<size_t> members(fold.files());
+  std::iota(members.begin(), members.end(), fold.begin);
+  std::vector<FoldPath> paths = fold_paths(m_review.files, members);
+  // A directory holding one directory and nothing else would open onto a single row: go
+  // down to where the files spread out.
+  std::string under = fold.dir;
+  std::vector<FoldedDir> dirs = fold_directories(paths, under);
+  while (dirs.size() == 1 && dirs[0].begin == 0 && dirs[0].end == paths.size()) {
+    under = dirs[0].dir;
+    dirs = fold_directories(paths, under);
+  }
+  std::vector<Fold> out;
+  add_folds(m_review.files, members, dirs, parent, out);
+  return out;
+}
+
+void ReviewModel::expand(size_t k) {
+  if (!m_folds[k].children_known) {
+    std::vector<Fold> children = children_of(m_folds[k], static_cast<int>(k));
+    m_folds.insert(m_folds.end(), children.begin(), children.end());
+    m_folds[k].children_known = true;
+  }
+  m_folds[k].expanded = true;
+}
+
+void ReviewModel::rebuild_entries() {
+  m_entries.clear();
+  m_collapsed.clear();
+  const auto& files = m_review.files;
+  // Folds by first file, the outer one first where two begin at the same file.
+  std::vector<size_t> by_begin(m_folds.size());
+  std::iota(by_begin.begin(), by_begin.end(), 0);
+  std::sort(by_begin.begin(), by_begin.end(), [&](size_t a, size_t b) {
+    const Fold &x = m_folds[a], &y = m_folds[b];
+    return x.begin != y.begin ? x.begin < y.begin : x.end > y.end;
+  });
+  std::vector<size_t> open; // ends of the expanded folds the walk is in
+  size_t row = 0, k = 0;
+  int last_group = -1;
+  auto add = [&](ListEntry e, Group g) {
+    while (!open.empty() &&
+           open.back() <= (e.kind == ListEntry::Kind::File ? e.index : m_folds[e.index].begin)) {
+      open.pop_back();
+    }
+    e.header = static_cast<int>(g) != last_group;
+    last_group = static_cast<int>(g);
+    row += e.header ? 1 : 0;
+    e.row = row;
+    // Within an expanded directory the reason is its row's: not repeated under each file.
+    e.reason = g != Group::Transfer && open.empty();
+    row += e.reason ? 2 : 1;
+    m_entries.push_back(e);
+  };
+  for (size_t i = 0; i < files.size();) {
+    while (k < by_begin.size() && m_folds[by_begin[k]].begin < i) {
+      ++k; // inside a folded directory passed over, or one already listed
+    }
+    bool skipped = false;
+    for (; k < by_begin.size() && m_folds[by_begin[k]].begin == i; ++k) {
+      const Fold& f = m_folds[by_begin[k]];
+      if (f.parent >= 0 && !m_folds[static_cast<size_t>(f.parent)].expanded) {
+        continue; // below a directory that is folded
+      }
+      add({ListEntry::Kind::Fold, false, false, by_begin[k], 0}, files[i].group);
+      if (!f.expanded) {
+        m_collapsed.emplace_back(f.begin, f.end, by_begin[k]);
+        i = f.end;
+        skipped = true;
+        break;
+      }
+      open.push_back(f.end);
+    }
+    if (!skipped) {
+      add({ListEntry::Kind::File, false, false, i, 0}, files[i].group);
+      ++i;
+    }
+  }
+}
+
+size_t ReviewModel::list_row_count() const {
+  return m_entries.empty() ? 0 : m_entries.back().row + (m_entries.back().reason ? 2 : 1);
+}
+
+void ReviewModel::keep_cursor_visible() {
+  if (m_entries.empty()) {
+    m_list_top = 0;
+    return;
+  }
+  size_t rows = static_cast<size_t>(m_list_rows), total = list_row_count();
+  m_list_top = std::min(m_list_top, total > rows ? total - rows : 0);
+  const ListEntry& e = m_entries[m_cursor];
+  size_t first = e.row - (e.header ? 1 : 0), last = e.row + (e.reason ? 2 : 1);
+  if (last > m_list_top + rows) {
+    m_list_top = last > rows ? last - rows : 0;
+  }
+  if (first < m_list_top) {
+    m_list_top = first;
+  }
+}
+
+void ReviewModel::toggle_fold(size_t k) {
+  if (m_folds[k].expanded) {
+    m_folds[k].expanded = false;
+  } else {
+    expand(k);
+  }
+  rebuild_entries();
+  for (size_t e = 0; e < m_entries.size(); ++e) {
+    if (m_entries[e].kind == ListEntry::Kind::Fold && m_entries[e].index == k) {
+      int hunk = m_hunk;
+      select_entry(e);
+      m_hunk = hunk;
+      return;
+    }
+  }
+}
+
+Effect ReviewModel::fold_up() {
+  // The innermost expanded directory around the cursor: the row itself when it is one.
+  size_t from = m_selected, to = m_selected + 1;
+  if (m_on_fold >= 0) {
+    const Fold& at = m_folds[static_cast<size_t>(m_on_fold)];
+    if (at.expanded) {
+      toggle_fold(static_cast<size_t>(m_on_fold));
+      return Effect::None;
+    }
+    from = at.begin;
+    to = at.end;
+  }
+  int best = -1;
+  for (size_t k = 0; k < m_folds.size(); ++k) {
+    const Fold& f = m_folds[k];
+    if (f.expanded && f.begin <= from && to <= f.end && static_cast<int>(k) != m_on_fold &&
+        (best < 0 || f.files() < m_folds[static_cast<size_t>(best)].files())) {
+      best = static_cast<int>(k);
+    }
+  }
+  if (best < 0) {
+    m_message = "not in an expanded directory (Enter on a folded one shows its files)";
+    return Effect::Message;
+  }
+  m_folds[static_cast<size_t>(best)].expanded = false;
+  rebuild_entries();
+  for (size_t e = 0; e < m_entries.size(); ++e) {
+    if (m_entries[e].kind == ListEntry::Kind::Fold &&
+        m_entries[e].index == static_cast<size_t>(best)) {
+      select_entry(e);
+      break;
+    }
+  }
+  return Effect::None;
+}
+
+size_t ReviewModel::entry_of_file(size_t index) const {
+  auto first_file = [this](const ListEntry& e) {
+    return e.kind == ListEntry::Kind::File ? e.index : m_folds[e.index].begin;
+  };
+  auto it = std::lower_bound(m_entries.begin(), m_entries.end(), index,
+                             [&](const ListEntry& e, size_t i) { return first_file(e) < i; });
+  for (; it != m_entries.end() && first_file(*it) == index; ++it) {
+    if (it->kind == ListEntry::Kind::File) {
+      return static_cast<size_t>(it - m_entries.begin());
+    }
+  }
+  return static_cast<size_t>(-1);
+}
+
+int ReviewModel::hiding_fold(size_t index) const {
+  auto it = std::upper_bound(m_collapsed.begin(), m_collapsed.end(), index,
+                             [](size_t i, const auto& c) { return i < std::get<0>(c); });
+  if (it == m_collapsed.begin()) {
+    return -1;
+  }
+  --it;
+  return index < std::get<1>(*it) ? static_cast<int>(std::get<2>(*it)) : -1;
+}
+
+size_t ReviewModel::reveal(size_t index) {
+  for (;;) {
+    size_t e = entry_of_file(index);
+    int k = hiding_fold(index);
+    if (e != static_cast<size_t>(-1) || k < 0) {
+      return e == static_cast<size_t>(-1) ? 0 : e;
+    }
+    expand(static_cast<size_t>(k));
+    rebuild_entries();
+  }
+}
+
+FileState ReviewModel::fold_state(const Fold& fold) const {
+  size_t accepted = 0, rejected = 0, locked = 0, partial = 0;
+  for (size_t i = fold.begin; i < fold.end; ++i) {
+    switch (file_state(m_review.files[i])) {
+    case FileState::Accepted:
+      ++accepted;
+      break;
+    case FileState::Rejected:
+      ++rejected;
+      break;
+    case FileState::Locked:
+      ++locked;
+      break;
+    case FileState::Partial:
+      ++partial;
+      break;
+    default:
+      break;
+    }
+  }
+  size_t n = fold.files();
+  if (locked == n) {
+    return FileState::Locked;
+  }
+  if (accepted == n) {
+    return FileState::Accepted;
+  }
+  if (rejected == n) {
+    return FileState::Rejected;
+  }
+  return accepted + rejected + partial == 0 ? FileState::Undecided : FileState::Partial;
+}
+
+std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
+  const auto& files = m_review.files;
+  const FileEntry& first = files[fold.begin];
+  std::vector<DiffRow> rows;
+  auto note = [&rows](std::string text) {
+    rows.push_back({DiffRow::Kind::Note, -1, -1, std::move(text)});
+  };
+  rows.push_back({DiffRow::Kind::Title, -1, -1,
+                  std::string(1, fold.status) + "  " + fold.dir + "/  (" +
+                      with_commas(fold.files()) + " files)"});
+  size_t overridden = 0;
+  std::map<char, size_t> by_status;
+  for (size_t i = fold.begin; i < fold.end; ++i) {
+    overridden += files[i].overridden ? 1 : 0;
+    ++by_status[files[i].status];
+  }
+  std::string verdict = std::string(group_name(first.group)) + ": " + first.reason;
+  if (overridden == fold.files()) {
+    verdict += "  (taken on your request)";
+  } else if (first.overridable) {
+    verdict += "  (o: take them all anyway)";
+  }
+  note(verdict);
+  // Deletions are never hidden in a count: each kind of change is counted.
+  std::string kinds;
+  for (const auto& [status, n] : by_status) {
+    kinds += (kinds.empty() ? "" : ", ") + with_commas(n) + " " + status_word(status);
+  }
+  note(kinds);
+  note(fold.expanded ? "listed on the left: Enter or z folds them again"
+                     : "Enter lists them; a decision here applies to every one of them");
+  note("");
+  // What is directly below: its directories with their counts, then its files.
+  constexpr size_t k_shown = 200;
+  size_t prefix = fold.dir.size() + 1, shown = 0, more = 0;
+  for (size_t i = fold.begin; i < fold.end;) {
+    std::string_view rest = std::string_view(files[i].path).substr(prefix);
+    size_t slash = rest.find('/');
+    size_t j = i + 1;
+    if (slash != std::string_view::npos) {
+      std::string_view child = std::string_view(files[i].path).substr(0, prefix + slash + 1);
+      while (j < fold.end && std::string_view(files[j].path).substr(0, child.size()) == child) {
+        ++j;
+      }
+    }
+    if (shown < k_shown) {
+      note(slash == std::string_view::npos
+               ? std::string(1, files[i].status) + " " + std::string(rest)
+               : "  " + std::string(rest.substr(0, slash + 1)) + "  " + with_commas(j - i) +
+                     (j - i == 1 ? " file" : " files"));
+      ++shown;
+    } else {
+      ++more;
+    }
+    i = j;
+  }
+  if (more > 0) {
+    note("... and " + with_commas(more) + " more");
+  }
+  return rows;
+}
+
+} // namespace ws::tui
