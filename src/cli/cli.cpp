@@ -214,7 +214,7 @@ int run_cli(int argc, char** argv) {
     c->add_option("--profile", run.profile,
                   "The agent profile (default: the one whose command the agent is; 'none': "
                   "none). ws profile list shows them")
-        ->type_name("NAME");
+        ->type_name("PROFILE");
     c->add_flag("--no-confine", run.no_confine,
                 "Run UNCONFINED in the view (the agent can write anywhere you can)");
     // -w, -C and -v work in any position before the agent's command (they fall through
@@ -240,9 +240,10 @@ int run_cli(int argc, char** argv) {
   c_doctor->add_flag("--json", doctor_json, "Machine-readable output");
   auto* c_version =
       app.add_subcommand("version", "Print the version, the commit and what this machine offers");
-  std::string help_topic;
+  std::vector<std::string> help_topic;
   auto* c_help = app.add_subcommand("help", "Show the help of a command");
-  c_help->add_option("command", help_topic, "The command")->type_name("COMMAND");
+  c_help->add_option("command", help_topic, "The command (and its subcommand: help profile diff)")
+      ->type_name("COMMAND");
 
   ProfileOptions profile;
   auto* c_profile = app.add_subcommand(
@@ -251,17 +252,21 @@ int run_cli(int argc, char** argv) {
   c_profile->add_subcommand("list", "List the profiles: commands, config directories, hosts");
   c_profile->add_subcommand("show", "Everything a profile sets, and where its layer lives")
       ->add_option("name", profile.name, "The profile")
+      ->type_name("PROFILE")
       ->required();
   auto* c_profile_diff = c_profile->add_subcommand(
       "diff", "What the agent changed in its config layer, with verdicts (hooks, MCP servers...)");
-  c_profile_diff->add_option("name", profile.name, "The profile")->required();
+  c_profile_diff->add_option("name", profile.name, "The profile")->type_name("PROFILE")->required();
   c_profile_diff->add_flag("--json", profile.json, "Machine-readable output");
   c_profile_diff->add_flag("--all", profile.all,
                            "Also list the changes with no verdict (logins, transcripts...)");
   auto* c_profile_reset = c_profile->add_subcommand(
       "reset", "Throw away the layer's changes (all, or at or below PATH); undoable");
-  c_profile_reset->add_option("name", profile.name, "The profile")->required();
-  c_profile_reset->add_option("path", profile.paths, "Only at or below these paths");
+  c_profile_reset->add_option("name", profile.name, "The profile")
+      ->type_name("PROFILE")
+      ->required();
+  c_profile_reset->add_option("path", profile.paths, "Only at or below these paths")
+      ->type_name("PATH");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'
@@ -326,6 +331,9 @@ int run_cli(int argc, char** argv) {
   if (*c_complete) {
     if (complete_what == "workspaces") {
       return print_workspace_names(dir, workspace);
+    }
+    if (complete_what == "profiles") {
+      return print_profile_names();
     }
     return write_completion(describe_cli(app), complete_what, complete_file);
   }

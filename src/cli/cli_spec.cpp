@@ -61,6 +61,34 @@ std::vector<OptionSpec> options_of(const CLI::App& app) {
   return out;
 }
 
+CommandSpec command_spec(const CLI::App& sub) {
+  CommandSpec c;
+  c.name = sub.get_name();
+  c.description = sub.get_description();
+  c.footer = sub.get_footer();
+  c.options = options_of(sub);
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (!opt->get_positional() || opt->nonpositional()) {
+      continue;
+    }
+    PositionalSpec p;
+    p.name = upper(opt->get_name(true));
+    std::vector<std::string> ignored;
+    read_type(opt, p.value, ignored);
+    p.description = opt->get_description();
+    p.required = opt->get_required();
+    p.many = opt->get_expected_max() == CLI::detail::expected_max_vector_size;
+    c.positionals.push_back(std::move(p));
+  }
+  c.trailing_command = sub.get_prefix_command();
+  for (const CLI::App* nested : sub.get_subcommands({})) {
+    if (!nested->get_group().empty()) {
+      c.subcommands.push_back(command_spec(*nested));
+    }
+  }
+  return c;
+}
+
 } // namespace
 
 std::string OptionSpec::names() const {
@@ -74,8 +102,11 @@ std::string OptionSpec::names() const {
   return out;
 }
 
-std::string CommandSpec::synopsis(const std::string& program) const {
-  std::string out = program + " " + name;
+std::string CommandSpec::synopsis(const std::string& prefix) const {
+  std::string out = prefix + " " + name;
+  if (!subcommands.empty()) {
+    return out + " COMMAND [ARGS...]";
+  }
   if (!options.empty()) {
     out += " [OPTIONS]";
   }
@@ -95,29 +126,19 @@ CliSpec describe_cli(const CLI::App& app) {
   spec.description = app.get_description();
   spec.global = options_of(app);
   for (const CLI::App* sub : app.get_subcommands({})) {
-    if (sub->get_group().empty()) {
-      continue; // internal (__daemon, __man, ...)
+    if (!sub->get_group().empty()) { // else internal (__daemon, __man, ...)
+      spec.commands.push_back(command_spec(*sub));
     }
-    CommandSpec c;
-    c.name = sub->get_name();
-    c.description = sub->get_description();
-    c.footer = sub->get_footer();
-    c.options = options_of(*sub);
-    for (const CLI::Option* opt : sub->get_options()) {
-      if (!opt->get_positional() || opt->nonpositional()) {
-        continue;
+  }
+  // `ws help COMMAND`: one of ws's own commands
+  for (CommandSpec& c : spec.commands) {
+    for (PositionalSpec& p : c.positionals) {
+      if (p.value == "COMMAND") {
+        for (const CommandSpec& other : spec.commands) {
+          p.choices.push_back(other.name);
+        }
       }
-      PositionalSpec p;
-      p.name = upper(opt->get_name(true));
-      std::vector<std::string> ignored;
-      read_type(opt, p.value, ignored);
-      p.description = opt->get_description();
-      p.required = opt->get_required();
-      p.many = opt->get_expected_max() == CLI::detail::expected_max_vector_size;
-      c.positionals.push_back(std::move(p));
     }
-    c.trailing_command = sub->get_prefix_command();
-    spec.commands.push_back(std::move(c));
   }
   return spec;
 }
@@ -131,6 +152,9 @@ ValueKind value_kind(const std::string& value) {
   }
   if (value == "WORKSPACE") {
     return ValueKind::Workspace;
+  }
+  if (value == "PROFILE") {
+    return ValueKind::Profile;
   }
   if (value == "NAME[=VALUE]") {
     return ValueKind::EnvName;

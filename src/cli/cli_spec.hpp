@@ -24,8 +24,9 @@ struct OptionSpec {
 
 /// A positional argument ("paths", "name").
 struct PositionalSpec {
-  std::string name;  ///< as the person reads it: "PATHS", "NAME"
-  std::string value; ///< its kind, as for OptionSpec::value ("PATH", "WORKSPACE")
+  std::string name;                 ///< as the person reads it: "PATHS", "NAME"
+  std::string value;                ///< its kind, as for OptionSpec::value ("PATH", "WORKSPACE")
+  std::vector<std::string> choices; ///< the words it completes with, if a fixed set
   std::string description;
   bool required = false;
   bool many = false;
@@ -37,9 +38,11 @@ struct CommandSpec {
   std::string footer; ///< more text the command's help shows after its options
   std::vector<OptionSpec> options;
   std::vector<PositionalSpec> positionals;
-  bool trailing_command = false; ///< takes a COMMAND [ARGS...] of its own (ws run)
-  /// "ws status [OPTIONS] [PATHS...]".
-  std::string synopsis(const std::string& program) const;
+  bool trailing_command = false;        ///< takes a COMMAND [ARGS...] of its own (ws run)
+  std::vector<CommandSpec> subcommands; ///< `ws profile diff`: the commands of a command
+  /// "ws status [OPTIONS] [PATHS...]", after `prefix` ("ws", or "ws profile" for a
+  /// subcommand); "ws profile COMMAND [ARGS...]" for a command of commands.
+  std::string synopsis(const std::string& prefix) const;
 };
 
 /// The whole command line as plain values, read from the very CLI11 definition the parser
@@ -55,7 +58,7 @@ struct CliSpec {
 CliSpec describe_cli(const CLI::App& app);
 
 /// What a shell completes a value with, from its placeholder.
-enum class ValueKind { None, File, Directory, Workspace, EnvName, Command };
+enum class ValueKind { None, File, Directory, Workspace, Profile, EnvName, Command };
 ValueKind value_kind(const std::string& value);
 
 } // namespace ws

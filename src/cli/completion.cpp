@@ -55,6 +55,26 @@ std::string summary(const std::string& description) {
   return description.substr(0, description.find('\n'));
 }
 
+/// Every command and subcommand with its key: "status", "profile", "profile/diff".
+std::vector<std::pair<std::string, const CommandSpec*>> all_commands(const CliSpec& spec) {
+  std::vector<std::pair<std::string, const CommandSpec*>> out;
+  for (const auto& c : spec.commands) {
+    out.emplace_back(c.name, &c);
+    for (const auto& sub : c.subcommands) {
+      out.emplace_back(c.name + "/" + sub.name, &sub);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<CommandSpec>& commands) {
+  std::vector<std::string> out;
+  for (const auto& c : commands) {
+    out.push_back(c.name);
+  }
+  return out;
+}
+
 // ---- bash ----
 
 /// How bash completes a value: "dir", "file", "workspace", "env", "command", "words A B",
@@ -70,6 +90,8 @@ std::string bash_kind(const std::string& value, const std::vector<std::string>& 
     return "dir";
   case ValueKind::Workspace:
     return "workspace";
+  case ValueKind::Profile:
+    return "profile";
   case ValueKind::EnvName:
     return "env";
   case ValueKind::Command:
@@ -89,12 +111,12 @@ std::string bash_script(const CliSpec& spec) {
                     p + " __complete bash)\n\n";
   // The options that take a value, per command, and what completes the value.
   out += "_" + p + "_option_value() {\n  case $1:$2 in\n";
-  for (const auto& c : spec.commands) {
-    for (const auto& o : c.options) {
+  for (const auto& [key, c] : all_commands(spec)) {
+    for (const auto& o : c->options) {
       if (!o.value.empty()) {
         std::vector<std::string> patterns;
         for (const auto& n : dashed_names(o)) {
-          patterns.push_back(c.name + ":" + n);
+          patterns.push_back(key + ":" + n);
         }
         out += "  " + join(patterns, "|") + ") echo " + sh_quote(bash_kind(o.value, o.choices)) +
                " ;;\n";
@@ -120,34 +142,42 @@ std::string bash_script(const CliSpec& spec) {
     }
   }
   out += "_" + p + "_options() {\n  case $1 in\n";
-  for (const auto& c : spec.commands) {
+  for (const auto& [key, c] : all_commands(spec)) {
     std::vector<std::string> names;
-    for (const auto& o : c.options) {
+    for (const auto& o : c->options) {
       for (const auto& n : dashed_names(o)) {
         names.push_back(n);
       }
     }
     names.insert(names.end(), global.begin(), global.end());
-    out += "  " + c.name + ") echo " + sh_quote(join(names)) + " ;;\n";
+    out += "  " + key + ") echo " + sh_quote(join(names)) + " ;;\n";
   }
   out += "  *) echo " + sh_quote(join(global)) + " ;;\n  esac\n}\n\n";
   // What the Nth positional argument of a command is; "command" starts the agent's own.
   out += "_" + p + "_positional() {\n  case $1 in\n";
-  for (const auto& c : spec.commands) {
-    if (c.trailing_command) {
-      out += "  " + c.name + ") echo trailing ;;\n";
-    } else if (!c.positionals.empty()) {
+  for (const auto& [key, c] : all_commands(spec)) {
+    if (c->trailing_command) {
+      out += "  " + key + ") echo trailing ;;\n";
+    } else if (!c->positionals.empty()) {
       // A command's positionals: the first may be one value, the last may be many.
       std::string cases;
-      for (size_t k = 0; k < c.positionals.size(); ++k) {
-        const auto& pos = c.positionals[k];
+      for (size_t k = 0; k < c->positionals.size(); ++k) {
+        const auto& pos = c->positionals[k];
         std::string index = pos.many ? "*" : std::to_string(k);
-        cases += "    " + index + ") echo " + sh_quote(bash_kind(pos.value, {})) + " ;;\n";
+        cases += "    " + index + ") echo " + sh_quote(bash_kind(pos.value, pos.choices)) + " ;;\n";
       }
-      out += "  " + c.name + ")\n    case $2 in\n" + cases + "    *) echo none ;;\n    esac ;;\n";
+      out += "  " + key + ")\n    case $2 in\n" + cases + "    *) echo none ;;\n    esac ;;\n";
     }
   }
   out += "  *) echo none ;;\n  esac\n}\n\n";
+  // The commands of a command of commands (ws profile diff).
+  out += "_" + p + "_subcommands() {\n  case $1 in\n";
+  for (const auto& c : spec.commands) {
+    if (!c.subcommands.empty()) {
+      out += "  " + c.name + ") echo " + sh_quote(join(names_of(c.subcommands))) + " ;;\n";
+    }
+  }
+  out += "  *) return 1 ;;\n  esac\n}\n\n";
   std::vector<std::string> commands;
   for (const auto& c : spec.commands) {
     commands.push_back(c.name);
@@ -161,6 +191,9 @@ std::string bash_script(const CliSpec& spec) {
          "  workspace) COMPREPLY=($(compgen -W \"$(\"$_" +
          p +
          "_program\" __complete workspaces 2>/dev/null)\" -- \"$cur\")) ;;\n"
+         "  profile) COMPREPLY=($(compgen -W \"$(\"$_" +
+         p +
+         "_program\" __complete profiles 2>/dev/null)\" -- \"$cur\")) ;;\n"
          "  env) COMPREPLY=($(compgen -e -- \"$cur\")) ;;\n"
          "  command) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -c -- \"$cur\")) ;;\n"
          "  words\\ *) COMPREPLY=($(compgen -W \"${kind#words }\" -- \"$cur\")) ;;\n"
@@ -171,7 +204,7 @@ std::string bash_script(const CliSpec& spec) {
          "  local _" +
          p +
          "_program=${COMP_WORDS[0]}\n"
-         "  local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= word kind i n=0 trailing=\n"
+         "  local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= word kind subs i n=0 trailing=\n"
          "  COMPREPLY=()\n"
          "  ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
          "  # --opt=value: bash splits it at '='\n"
@@ -195,6 +228,9 @@ std::string bash_script(const CliSpec& spec) {
          "      continue\n"
          "    fi\n"
          "    if [[ -z $cmd ]]; then cmd=$word; continue; fi\n"
+         "    if [[ $cmd != */* ]] && _" +
+         p +
+         "_subcommands \"$cmd\" >/dev/null; then cmd=$cmd/$word; continue; fi\n"
          "    if [[ $(_" +
          p +
          "_positional \"$cmd\" 0) == trailing ]]; then trailing=$i; n=1; continue; fi\n"
@@ -223,6 +259,10 @@ std::string bash_script(const CliSpec& spec) {
          "    COMPREPLY=($(compgen -W " +
          sh_quote(join(commands)) +
          " -- \"$cur\"))\n"
+         "  elif [[ $cmd != */* ]] && subs=$(_" +
+         p +
+         "_subcommands \"$cmd\"); then\n"
+         "    COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n"
          "  else\n"
          "    kind=$(_" +
          p +
@@ -265,6 +305,8 @@ std::string zsh_action(const std::string& value, const std::vector<std::string>&
     return "_files -/";
   case ValueKind::Workspace:
     return "_" + program + "_workspaces";
+  case ValueKind::Profile:
+    return "_" + program + "_profiles";
   case ValueKind::EnvName:
     return "_parameters -g \"*export*\"";
   case ValueKind::Command:
@@ -294,6 +336,45 @@ std::string zsh_option(const OptionSpec& o, const std::string& program) {
   return sh_quote(exclusive) + "{" + join(names, ",") + "}" + sh_quote(desc + value);
 }
 
+/// The completion of `c`'s words (zsh's $words starting at its name), lines indented by
+/// `indent`: its options and arguments, or its commands then theirs.
+std::string zsh_arguments(const CommandSpec& c, const std::string& global,
+                          const std::string& program, const std::string& indent) {
+  std::string more = indent + "    ";
+  std::string out = indent + "_arguments -s" + (c.subcommands.empty() ? "" : " -C") + global;
+  for (const auto& o : c.options) {
+    out += " \\\n" + more + zsh_option(o, program);
+  }
+  for (size_t k = 0; k < c.positionals.size(); ++k) {
+    const auto& pos = c.positionals[k];
+    std::string spec_text = (pos.many ? "*" : std::to_string(k + 1)) + ":" + pos.name + ":" +
+                            zsh_action(pos.value, pos.choices, program);
+    out += " \\\n" + more + sh_quote(spec_text);
+  }
+  if (c.trailing_command) {
+    out += " \\\n" + more + "'*::command:_normal'";
+  }
+  if (c.subcommands.empty()) {
+    return out + " && ret=0\n";
+  }
+  out += " \\\n" + more + "'1:command:->subcommand' \\\n" + more +
+         "'*::argument:->subargument' && ret=0\n";
+  out += indent + "case $state in\n" + indent + "subcommand)\n" + more + "local -a subcommands\n" +
+         more + "subcommands=(\n";
+  for (const auto& sub : c.subcommands) {
+    out += more + "  " + sh_quote(sub.name + ":" + summary(sub.description)) + "\n";
+  }
+  out += more + ")\n" + more + "_describe -t commands " + sh_quote(program + " " + c.name) +
+         " subcommands && ret=0\n" + more + ";;\n" + indent + "subargument)\n" + more +
+         "curcontext=${curcontext%:*:*}:" + program + "-" + c.name + "-$words[1]:\n" + more +
+         "case $words[1] in\n";
+  for (const auto& sub : c.subcommands) {
+    out += more + sub.name + ")\n" + zsh_arguments(sub, global, program, more + "  ") + more +
+           "  ;;\n";
+  }
+  return out + more + "esac\n" + more + ";;\n" + indent + "esac\n";
+}
+
 std::string zsh_script(const CliSpec& spec) {
   const std::string& p = spec.program;
   std::string out = "#compdef " + p + "\n# zsh completion for " + p + ": generated by '" + p +
@@ -306,6 +387,13 @@ std::string zsh_script(const CliSpec& spec) {
          p +
          "_program} __complete workspaces 2>/dev/null)\"})\n"
          "  _describe -t workspaces workspace names\n}\n\n";
+  out += "_" + p +
+         "_profiles() {\n"
+         "  local -a names\n"
+         "  names=(${(f)\"$(_call_program profiles ${(q)_" +
+         p +
+         "_program} __complete profiles 2>/dev/null)\"})\n"
+         "  _describe -t profiles profile names\n}\n\n";
   std::string global;
   for (const auto& o : spec.global) {
     global += " \\\n    " + zsh_option(o, p);
@@ -325,20 +413,7 @@ std::string zsh_script(const CliSpec& spec) {
          "    curcontext=${curcontext%:*:*}:" +
          p + "-$words[1]:\n    case $words[1] in\n";
   for (const auto& c : spec.commands) {
-    out += "    " + c.name + ")\n      _arguments -s" + global;
-    for (const auto& o : c.options) {
-      out += " \\\n        " + zsh_option(o, p);
-    }
-    for (size_t k = 0; k < c.positionals.size(); ++k) {
-      const auto& pos = c.positionals[k];
-      std::string spec_text = (pos.many ? "*" : std::to_string(k + 1)) + ":" + pos.name + ":" +
-                              zsh_action(pos.value, {}, p);
-      out += " \\\n        " + sh_quote(spec_text);
-    }
-    if (c.trailing_command) {
-      out += " \\\n        '*::command:_normal'";
-    }
-    out += " && ret=0\n      ;;\n";
+    out += "    " + c.name + ")\n" + zsh_arguments(c, global, p, "      ") + "      ;;\n";
   }
   out += "    esac\n    ;;\n  esac\n  return ret\n}\n\n_" + p + " \"$@\"\n";
   return out;
@@ -360,6 +435,8 @@ std::string fish_value(const OptionSpec& o, const std::string& program) {
     return " -x -a '(__fish_complete_directories)'";
   case ValueKind::Workspace:
     return " -x -a '(__" + program + "_workspaces)'";
+  case ValueKind::Profile:
+    return " -x -a '(__" + program + "_profiles)'";
   case ValueKind::EnvName:
     return " -x -a '(set -n -x)'";
   case ValueKind::Command:
@@ -469,6 +546,9 @@ std::string fish_script(const CliSpec& spec) {
   out += "function __" + p +
          "_workspaces\n    set -l program (commandline -opc)[1]\n"
          "    type -q $program; and $program __complete workspaces 2>/dev/null\nend\n\n";
+  out += "function __" + p +
+         "_profiles\n    set -l program (commandline -opc)[1]\n"
+         "    type -q $program; and $program __complete profiles 2>/dev/null\nend\n\n";
   std::string not_agent = "not __" + p + "_agent_line >/dev/null";
   out += "complete -c " + p + " -f\n";
   for (const auto& o : spec.global) {
@@ -478,26 +558,52 @@ std::string fish_script(const CliSpec& spec) {
     out += "complete -c " + p + " -n 'not __" + p + "_command' -a " + c.name + " -d " +
            fish_quote(summary(c.description)) + "\n";
   }
+  // A command's options and arguments once `condition` holds.
+  auto command_completions = [&](const CommandSpec& c, const std::string& condition) {
+    for (const auto& o : c.options) {
+      out += fish_option(condition, o, p);
+    }
+    for (const auto& pos : c.positionals) {
+      std::string line = "complete -c " + p + " -n " + fish_quote(condition);
+      if (!pos.choices.empty()) {
+        out += line + " -a " + fish_quote(join(pos.choices)) + "\n";
+        continue;
+      }
+      switch (value_kind(pos.value)) {
+      case ValueKind::File:
+        out += line + " -F\n";
+        break;
+      case ValueKind::Workspace:
+        out += line + " -a '(__" + p + "_workspaces)'\n";
+        break;
+      case ValueKind::Profile:
+        out += line + " -a '(__" + p + "_profiles)'\n";
+        break;
+      default:
+        break;
+      }
+    }
+  };
   for (const auto& c : spec.commands) {
     std::string condition = "__" + p + "_using " + c.name;
     if (c.trailing_command) {
       condition += "; and " + not_agent;
     }
-    for (const auto& o : c.options) {
-      out += fish_option(condition, o, p);
+    if (c.subcommands.empty()) {
+      command_completions(c, condition);
+      continue;
     }
-    for (const auto& pos : c.positionals) {
-      switch (value_kind(pos.value)) {
-      case ValueKind::File:
-        out += "complete -c " + p + " -n " + fish_quote(condition) + " -F\n";
-        break;
-      case ValueKind::Workspace:
-        out += "complete -c " + p + " -n " + fish_quote(condition) + " -a '(__" + p +
-               "_workspaces)'\n";
-        break;
-      default:
-        break;
-      }
+    std::string subs = join(names_of(c.subcommands));
+    for (const auto& o : c.options) {
+      out += fish_option(condition + "; and not __fish_seen_subcommand_from " + subs, o, p);
+    }
+    for (const auto& sub : c.subcommands) {
+      out += "complete -c " + p + " -n " +
+             fish_quote(condition + "; and not __fish_seen_subcommand_from " + subs) + " -a " +
+             sub.name + " -d " + fish_quote(summary(sub.description)) + "\n";
+    }
+    for (const auto& sub : c.subcommands) {
+      command_completions(sub, condition + "; and __fish_seen_subcommand_from " + sub.name);
     }
   }
   if (!trailing_names.empty()) {

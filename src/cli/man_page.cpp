@@ -160,15 +160,48 @@ std::string main_page(const CliSpec& spec, std::string_view version) {
   return out;
 }
 
+/// "ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME", the words to type in bold;
+/// `outer` names the command `c` belongs to, if any.
+std::string synopsis_line(const CliSpec& spec, const CommandSpec& c, const std::string& outer,
+                          bool globals = true) {
+  std::string words = outer.empty() ? c.name : outer + " " + c.name;
+  std::string rest = c.synopsis(spec.program + " " + outer)
+                         .substr(spec.program.size() + 1 + outer.size() + 1 + c.name.size());
+  return bold(spec.program) + " " + (globals ? global_synopsis(spec) : "") + bold(words) +
+         roff(rest);
+}
+
 std::string command_page(const CliSpec& spec, const CommandSpec& c, std::string_view version) {
   std::string out = header(spec.program + "-" + c.name, version);
   out += ".SH NAME\n" + roff(spec.program + "-" + c.name) + " \\- " + roff(c.description) + "\n";
-  out += ".SH SYNOPSIS\n" + bold(spec.program) + " " + global_synopsis(spec) + bold(c.name);
-  std::string rest = c.synopsis(spec.program).substr(spec.program.size() + 1 + c.name.size());
-  out += roff(rest) + "\n";
+  out += ".SH SYNOPSIS\n";
+  if (c.subcommands.empty()) {
+    out += synopsis_line(spec, c, {}) + "\n";
+  }
+  for (const auto& sub : c.subcommands) {
+    out += synopsis_line(spec, sub, c.name) + "\n.br\n";
+  }
   out += ".SH DESCRIPTION\n" + roff(c.description) + ".\n";
   if (!c.footer.empty()) {
     out += ".PP\n" + roff(c.footer) + "\n";
+  }
+  if (!c.subcommands.empty()) {
+    out += ".SH COMMANDS\n";
+    for (const auto& sub : c.subcommands) {
+      out +=
+          ".TP\n" + synopsis_line(spec, sub, c.name, false) + "\n" + roff(sub.description) + ".\n";
+      if (!sub.footer.empty()) {
+        out += ".IP\n" + roff(sub.footer) + "\n";
+      }
+      out += ".RS\n";
+      for (const auto& p : sub.positionals) {
+        out += ".TP\n" + italic(p.name + (p.many ? "..." : "")) + "\n" + roff(p.description) + "\n";
+      }
+      for (const auto& o : sub.options) {
+        out += option_item(o);
+      }
+      out += ".RE\n";
+    }
   }
   if (!c.positionals.empty() || c.trailing_command) {
     out += ".SH ARGUMENTS\n";

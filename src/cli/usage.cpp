@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace ws {
 
@@ -97,6 +98,31 @@ std::vector<std::string> command_names(const CLI::App& root) {
   return out;
 }
 
+/// The names from the root's command down to `app` ("profile", "diff"); empty for the root.
+std::vector<std::string> command_path(const CLI::App* app) {
+  std::vector<std::string> out;
+  for (; app && app->get_parent(); app = app->get_parent()) {
+    out.insert(out.begin(), app->get_name());
+  }
+  return out;
+}
+
+/// `app`'s description in `spec`, or null (an internal command).
+const CommandSpec* find_command(const CliSpec& spec, const CLI::App* app) {
+  const std::vector<CommandSpec>* level = &spec.commands;
+  const CommandSpec* found = nullptr;
+  for (const std::string& name : command_path(app)) {
+    auto it = std::find_if(level->begin(), level->end(),
+                           [&](const CommandSpec& c) { return c.name == name; });
+    if (it == level->end()) {
+      return nullptr;
+    }
+    found = &*it;
+    level = &it->subcommands;
+  }
+  return found;
+}
+
 } // namespace
 
 std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) const {
@@ -104,12 +130,13 @@ std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) con
   if (app == root) {
     return "Usage: " + program_with_globals(root) + " COMMAND [OPTIONS] [ARGS...]\n";
   }
-  (void)name;
   CliSpec spec = describe_cli(*root);
-  for (const CommandSpec& c : spec.commands) {
-    if (c.name == app->get_name()) {
-      return "Usage: " + c.synopsis(program_with_globals(root)) + "\n";
+  if (const CommandSpec* c = find_command(spec, app)) {
+    std::string prefix = program_with_globals(root);
+    for (const std::string& outer : command_path(app->get_parent())) {
+      prefix += " " + outer;
     }
+    return "Usage: " + c->synopsis(prefix) + "\n";
   }
   return CLI::Formatter::make_usage(app, name);
 }
@@ -179,14 +206,44 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e) {
   }
   const CLI::App* command = current_command(app);
   std::string program = app.get_name();
-  std::string where = command == &app ? program : program + " " + command->get_name();
+  std::string where = program;
+  for (const std::string& name : command_path(command)) {
+    where += " " + name;
+  }
   std::string what = e.what();
   std::string hint;
   bool unknown_command = false;
   const std::string required = " is required";
-  if (dynamic_cast<const CLI::RequiredError*>(&e) && what.size() > required.size() &&
-      what.compare(what.size() - required.size(), required.size(), required) == 0 &&
-      what.find(' ') == what.size() - required.size()) {
+  std::vector<std::string> commands = command_names(*command);
+  auto first_word = [&]() -> std::optional<std::string> {
+    for (const std::string& a : app.remaining(true)) {
+      if (a.empty() || a[0] != '-') {
+        return a;
+      }
+    }
+    return std::nullopt;
+  };
+  if (command != &app && !commands.empty() && command->get_subcommands().empty() &&
+      (dynamic_cast<const CLI::RequiredError*>(&e) || dynamic_cast<const CLI::ExtrasError*>(&e)) &&
+      !first_word()) {
+    // `ws profile` alone: a command of commands needs one of them
+    std::string list;
+    for (size_t k = 0; k < commands.size(); ++k) {
+      list += (k == 0 ? "" : k + 1 == commands.size() ? " or " : ", ") + commands[k];
+    }
+    what = "'" + where + "' needs a command: " + list;
+  } else if (command != &app && !commands.empty() && command->get_subcommands().empty() &&
+             (dynamic_cast<const CLI::RequiredError*>(&e) ||
+              dynamic_cast<const CLI::ExtrasError*>(&e))) {
+    unknown_command = true;
+    std::string word = *first_word();
+    what = "'" + word + "' is not a '" + where + "' command";
+    auto near = closest(word, commands);
+    hint = near.empty() ? "'" + where + " --help' lists its commands"
+                        : "did you mean " + quoted_list(near, where + " ") + "?";
+  } else if (dynamic_cast<const CLI::RequiredError*>(&e) && what.size() > required.size() &&
+             what.compare(what.size() - required.size(), required.size(), required) == 0 &&
+             what.find(' ') == what.size() - required.size()) {
     // CLI11 names the positional by its variable ("name is required")
     std::string name = what.substr(0, what.size() - required.size());
     for (char& c : name) {
@@ -223,33 +280,40 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e) {
     std::fprintf(stderr, "hint: %s\n", visible_text(hint).c_str());
   }
   if (unknown_command) {
-    std::fprintf(stderr, "%s", HelpFormatter().make_usage(&app, program).c_str());
+    std::fprintf(stderr, "%s", HelpFormatter().make_usage(command, program).c_str());
   } else {
     std::fprintf(stderr, "\n%s", command->help(command == &app ? "" : program).c_str());
   }
   return 2;
 }
 
-int print_command_help(const CLI::App& app, const std::string& command) {
-  if (command.empty()) {
-    std::printf("%s", app.help().c_str());
-    return 0;
-  }
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    if (!sub->get_group().empty() && sub->get_name() == command) {
-      std::printf("%s", sub->help(app.get_name()).c_str());
-      return 0;
+int print_command_help(const CLI::App& app, const std::vector<std::string>& words) {
+  const CLI::App* at = &app;
+  std::string where = app.get_name();
+  for (const std::string& word : words) {
+    const CLI::App* found = nullptr;
+    for (const CLI::App* sub : at->get_subcommands({})) {
+      if (!sub->get_group().empty() && sub->get_name() == word) {
+        found = sub;
+      }
     }
+    if (!found) {
+      std::string whose = at == &app ? where : "'" + where + "'";
+      std::fprintf(stderr, "%s: error: '%s' is not a %s command\n", app.get_name().c_str(),
+                   visible_text(word).c_str(), whose.c_str());
+      std::vector<std::string> names = command_names(*at);
+      auto near = closest(word, names);
+      std::string help = app.get_name() + " help" + where.substr(app.get_name().size());
+      std::fprintf(stderr, "hint: %s\n",
+                   near.empty() ? ("'" + where + " --help' lists every command").c_str()
+                                : ("did you mean " + quoted_list(near, help + " ") + "?").c_str());
+      return 2;
+    }
+    at = found;
+    where += " " + word;
   }
-  std::string program = app.get_name();
-  std::fprintf(stderr, "%s: error: '%s' is not a %s command\n", program.c_str(),
-               visible_text(command).c_str(), program.c_str());
-  auto near = closest(command, command_names(app));
-  std::fprintf(stderr, "hint: %s\n",
-               near.empty()
-                   ? ("'" + program + " --help' lists every command").c_str()
-                   : ("did you mean " + quoted_list(near, program + " help ") + "?").c_str());
-  return 2;
+  std::printf("%s", at->help(at == &app ? "" : app.get_name()).c_str());
+  return 0;
 }
 
 } // namespace ws

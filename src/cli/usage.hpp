@@ -22,9 +22,9 @@ public:
 /// status (2). Help and version requests print to stdout and return 0.
 int report_usage_error(CLI::App& app, const CLI::ParseError& e);
 
-/// `ws help [COMMAND]`: the help of COMMAND (of ws without one) on stdout; an unknown
-/// COMMAND is a usage error, with the closest ones suggested.
-int print_command_help(const CLI::App& app, const std::string& command);
+/// `ws help [COMMAND [SUBCOMMAND]]`: the help of COMMAND (of ws without one) on stdout; an
+/// unknown one is a usage error, with the closest ones suggested.
+int print_command_help(const CLI::App& app, const std::vector<std::string>& words);
 
 /// The entries of `candidates` closest to `word` (a mistyping: few edits, or a prefix),
 /// best first; empty when none is close.

@@ -40,6 +40,25 @@ std::vector<std::string> options_in(const std::string& help) {
   return out;
 }
 
+/// The names listed under `heading` ("Commands:") in a --help text.
+std::vector<std::string> commands_in(const std::string& help, const std::string& heading) {
+  std::vector<std::string> out;
+  std::istringstream in(help);
+  bool listed = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == heading) {
+      listed = true;
+      continue;
+    }
+    if (listed && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      out.push_back(line.substr(2, line.find(' ', 2) - 2));
+    } else if (listed && line.empty()) {
+      listed = false;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 HelpSurface help_surface() {
@@ -47,23 +66,16 @@ HelpSurface help_surface() {
   Run top = sh(q(ws_binary().string()) + " --help");
   REQUIRE(top.status == 0);
   s.global = options_in(top.out);
-  std::istringstream in(top.out);
-  bool commands = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line == "Commands:") {
-      commands = true;
-      continue;
-    }
-    if (commands && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
-      s.commands.push_back({line.substr(2, line.find(' ', 2) - 2), {}});
-    } else if (commands && line.empty()) {
-      commands = false;
-    }
-  }
-  for (auto& c : s.commands) {
-    Run r = sh(q(ws_binary().string()) + " " + c.name + " --help");
+  for (const std::string& name : commands_in(top.out, "Commands:")) {
+    Run r = sh(q(ws_binary().string()) + " " + name + " --help");
     REQUIRE(r.status == 0);
-    c.options = options_in(r.out);
+    HelpCommand c{name, options_in(r.out), {}};
+    for (const std::string& sub : commands_in(r.out, "Subcommands:")) {
+      Run rs = sh(q(ws_binary().string()) + " " + name + " " + sub + " --help");
+      REQUIRE(rs.status == 0);
+      c.subcommands.push_back({sub, options_in(rs.out), {}});
+    }
+    s.commands.push_back(std::move(c));
   }
   return s;
 }

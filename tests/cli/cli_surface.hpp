@@ -9,11 +9,13 @@ namespace ws::test {
 
 struct HelpCommand {
   std::string name;
-  std::vector<std::string> options; ///< "--json", "-f", ... as its --help lists them
+  std::vector<std::string> options;     ///< "--json", "-f", ... as its --help lists them
+  std::vector<HelpCommand> subcommands; ///< `ws profile`'s list, show, ...
 };
 
-/// The global options and every command with its options, read from `ws --help` and
-/// `ws COMMAND --help` (the parser's own help, not the generator's view of it).
+/// The global options and every command with its options (and subcommands), read from
+/// `ws --help`, `ws COMMAND --help` and `ws COMMAND SUB --help` (the parser's own help, not
+/// the generator's view of it).
 struct HelpSurface {
   std::vector<std::string> global;
   std::vector<HelpCommand> commands;

@@ -58,14 +58,17 @@ std::vector<std::string> bash_complete(const fs::path& script,
   return out;
 }
 
-/// Whether the fish script completes `option` (-x or --long) only after `command`.
-bool fish_has_option(const std::string& fish, const std::string& command,
-                     const std::string& option) {
+/// Whether the fish script completes `option` (-x or --long) only after `command` (or
+/// after its subcommand `sub`).
+bool fish_has_option(const std::string& fish, const std::string& command, const std::string& option,
+                     const std::string& sub = {}) {
   std::string flag = option.size() == 2 ? " -s " + option.substr(1) : " -l " + option.substr(2);
   std::istringstream in(fish);
   for (std::string line; std::getline(in, line);) {
     bool scoped =
-        has(line, "__ws_using " + command + "'") || has(line, "__ws_using " + command + ";");
+        sub.empty()
+            ? has(line, "__ws_using " + command + "'") || has(line, "__ws_using " + command + ";")
+            : has(line, "__ws_using " + command + "; and __fish_seen_subcommand_from " + sub + "'");
     if (scoped && has(line, flag + " ")) {
       return true;
     }
@@ -136,7 +139,26 @@ TEST_CASE("reference: every command and option is in the man pages and the compl
       CHECK(has(zsh, opt));
       CHECK(fish_has_option(fish, c.name, opt));
     }
+    // `ws profile diff`: in the command's page, and completed after the command
+    for (const auto& sub : c.subcommands) {
+      CAPTURE(sub.name);
+      CHECK(has(text, "\\fB" + roff(c.name + " " + sub.name) + "\\fR"));
+      CHECK(has(bash, c.name + "/" + sub.name + ")"));
+      CHECK(has(zsh, "'" + sub.name + ":"));
+      CHECK(has(fish, "__fish_seen_subcommand_from " + sub.name + "'"));
+      CHECK(has(fish, "-a " + sub.name + " "));
+      for (const auto& opt : sub.options) {
+        CAPTURE(opt);
+        CHECK(has(text, "\\fB" + roff(opt) + "\\fR"));
+        CHECK(has(bash, opt));
+        CHECK(has(zsh, opt));
+        CHECK(fish_has_option(fish, c.name, opt, sub.name));
+      }
+    }
   }
+  // a command of commands: at least ws profile's
+  CHECK(std::any_of(surface.commands.begin(), surface.commands.end(),
+                    [](const HelpCommand& c) { return c.subcommands.size() >= 4; }));
   // Internal commands stay out.
   CHECK(!has(main_page, "__daemon"));
   CHECK(!has(bash, "__daemon"));
@@ -171,7 +193,20 @@ TEST_CASE("reference: bash completes commands, options, values and the agent's c
       CAPTURE(opt);
       CHECK(offers(bash_complete(g.bash, {"ws", c.name, opt.substr(0, opt.size() - 1)}), opt));
     }
+    for (const auto& sub : c.subcommands) {
+      CAPTURE(sub.name);
+      CHECK(offers(bash_complete(g.bash, {"ws", c.name, sub.name.substr(0, 2)}), sub.name));
+      for (const auto& opt : sub.options) {
+        CAPTURE(opt);
+        CHECK(offers(bash_complete(g.bash, {"ws", c.name, sub.name, opt.substr(0, opt.size() - 1)}),
+                     opt));
+      }
+    }
   }
+  // ws's own commands, its profiles
+  CHECK(offers(bash_complete(g.bash, {"ws", "help", "sta"}), "status"));
+  CHECK(offers(bash_complete(g.bash, {"ws", "profile", "show", "cl"}), "claude"));
+  CHECK(offers(bash_complete(g.bash, {"ws", "run", "--profile", "co"}), "codex"));
   CHECK(bash_complete(g.bash, {"ws", "statu"}) == std::vector<std::string>{"status"});
   CHECK(bash_complete(g.bash, {"ws", "diff", "--color", ""}) ==
         std::vector<std::string>{"auto", "always", "never"});
@@ -226,6 +261,8 @@ TEST_CASE("reference: zsh completes for real, on Tab in an interactive shell") {
   t.keys("'ws statu' Tab", "% ws status");
   t.keys("' --' Tab", "--verbose");
   t.keys("C-u 'ws diff --color ' Tab", "always");
+  t.keys("C-u 'ws profile di' Tab", "% ws profile diff");
+  t.keys("' --js' Tab", "% ws profile diff --json");
 }
 
 TEST_CASE("reference: zsh and fish read their scripts, fish completes") {
@@ -241,7 +278,8 @@ TEST_CASE("reference: zsh and fish read their scripts, fish completes") {
     return;
   }
   auto fish = [&](const std::string& line) {
-    Run r = sh("HOME=/tmp fish --no-config -c " +
+    Run r = sh("HOME=/tmp PATH=" + q(ws_binary().parent_path().string()) +
+               ":$PATH fish --no-config -c " +
                q("source " + q(g.fish.string()) + "; complete -C " + q(line)));
     CHECK_MESSAGE(r.err == "", r.err);
     return r.out;
@@ -257,4 +295,10 @@ TEST_CASE("reference: zsh and fish read their scripts, fish completes") {
   CHECK(has(fish("ws run -- ech"), "echo\t"));
   CHECK(has(fish("ws run echo /tm"), "/tmp/"));
   CHECK(!has(fish("ws run echo --"), "--writable"));
+  // a command's commands, then their options and arguments
+  CHECK(has(fish("ws profile "), "diff\t"));
+  CHECK(!has(fish("ws profile diff "), "reset\t"));
+  CHECK(has(fish("ws profile diff --j"), "--json\t"));
+  CHECK(has(fish("ws profile show "), "claude\n"));
+  CHECK(has(fish("ws help sta"), "status\n"));
 }

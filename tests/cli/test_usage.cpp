@@ -108,6 +108,26 @@ TEST_CASE("usage: a mistyped option gets the closest ones and the command's usag
   CHECK(run_ws("help log").out.rfind("Show every write", 0) == 0);
 }
 
+TEST_CASE("usage: a command of commands names them, and its mistyped ones get the closest") {
+  Run alone = run_ws("profile");
+  CHECK(alone.status == 2);
+  CHECK(has(alone.err, "ws: error: 'ws profile' needs a command: list, show, diff or reset"));
+  CHECK(has(alone.err, "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"));
+  Run typo = run_ws("profile dif claude");
+  CHECK(typo.status == 2);
+  CHECK(has(typo.err, "ws: error: 'dif' is not a 'ws profile' command"));
+  CHECK(has(typo.err, "hint: did you mean 'ws profile diff'?"));
+  Run option = run_ws("profile diff --jsn claude");
+  CHECK(option.status == 2);
+  CHECK(has(option.err, "unknown option '--jsn' for 'ws profile diff'"));
+  CHECK(has(option.err, "Usage: ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME"));
+  Run missing = run_ws("profile show");
+  CHECK(has(missing.err, "ws: error: 'ws profile show' needs NAME"));
+  CHECK(has(run_ws("help profile diff").out,
+            "Usage: ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME"));
+  CHECK(has(run_ws("help profile dif").err, "did you mean 'ws help profile diff'?"));
+}
+
 TEST_CASE("usage: --help names the program, the command's arguments and the global options") {
   Run top = run_ws("--help");
   CHECK(top.status == 0);
