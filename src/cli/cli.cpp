@@ -342,7 +342,13 @@ int run_cli(int argc, char** argv) {
     return cmd_profile(profile);
   }
   if (*c_list && list_all) {
-    return cmd_list_all(list_json);
+    std::optional<Context> here;
+    try {
+      here = make_context(dir, workspace);
+    } catch (const std::exception&) {
+      // not in a repository: no workspace is current
+    }
+    return cmd_list_all(here, list_json);
   }
   Context ctx = make_context(dir, workspace);
   if (*c_new) {

@@ -116,11 +116,12 @@ int cmd_list(const Context& ctx, bool json) {
   return 0;
 }
 
-int cmd_list_all(bool json) {
+int cmd_list_all(const std::optional<Context>& here, bool json) {
   std::vector<ListedWorkspace> all;
   bool first = true;
   for (const std::filesystem::path& repo : repositories_with_workspaces()) {
-    std::vector<ListedWorkspace> rows = listed(repo, "");
+    std::vector<ListedWorkspace> rows =
+        listed(repo, here && here->repo == repo ? here->workspace : "");
     if (json) {
       all.insert(all.end(), rows.begin(), rows.end());
       continue;

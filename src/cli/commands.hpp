@@ -27,7 +27,8 @@ int cmd_mount(const Context& ctx, bool debug);
 int cmd_umount(const Context& ctx, bool force);
 /// ws list [--json]: this repository's workspaces; ws list --all: every repository's.
 int cmd_list(const Context& ctx, bool json);
-int cmd_list_all(bool json);
+/// `ws list --all`; `here` (if ws runs in a repository) marks its current workspace.
+int cmd_list_all(const std::optional<Context>& here, bool json);
 /// Workspace names for shell completion (ws __complete workspaces); nothing outside a
 /// repository.
 int print_workspace_names(const std::string& dir, const std::string& workspace);

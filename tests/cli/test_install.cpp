@@ -21,7 +21,9 @@ TEST_CASE("install: cmake --install --prefix ~/.local puts ws, man pages and com
       sh(q(WS_CMAKE) + " --install " + q(WS_BUILD_DIR) + " --prefix " + q(prefix.string()));
   REQUIRE_MESSAGE(install.status == 0, (install.out + install.err));
   CHECK(fs::exists(prefix / "bin" / "ws"));
+  CHECK(fs::exists(prefix / "bin" / "ws-init"));
   CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws.1"));
+  CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws-profile.1"));
   CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws-run.1"));
   CHECK(fs::exists(prefix / "share" / "bash-completion" / "completions" / "ws"));
   CHECK(fs::exists(prefix / "share" / "zsh" / "site-functions" / "_ws"));
@@ -87,8 +89,9 @@ TEST_CASE("install: the .deb holds ws, its man pages and completions, with its d
   }
   Run files = sh("dpkg-deb -c " + q(file));
   for (const char* f :
-       {"./usr/bin/ws", "./usr/share/man/man1/ws.1", "./usr/share/man/man1/ws-run.1",
-        "./usr/share/bash-completion/completions/ws", "./usr/share/zsh/vendor-completions/_ws",
+       {"./usr/bin/ws", "./usr/bin/ws-init", "./usr/share/man/man1/ws.1",
+        "./usr/share/man/man1/ws-run.1", "./usr/share/bash-completion/completions/ws",
+        "./usr/share/zsh/vendor-completions/_ws",
         "./usr/share/fish/vendor_completions.d/ws.fish"}) {
     CAPTURE(f);
     CHECK(has(files.out, f));

@@ -66,6 +66,10 @@ TEST_CASE("cli: ws list --json and ws list --all list every workspace") {
                         "print(sorted(x[\"name\"] for x in json.load(sys.stdin)))'",
                     "/");
   CHECK(all_json.out == "['default', 'try2']\n");
+  // From inside a repository, its current workspace (here -w) is marked among all.
+  Run here = sh(env + q(ws_binary().string()) + " -w try2 list --all", other.path());
+  CHECK(here.out.find("* try2") != npos);
+  CHECK(here.out.find("* default") == npos);
 }
 
 TEST_CASE("cli: progress shows on a terminal, never in a pipe") {
