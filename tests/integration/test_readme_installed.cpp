@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -80,6 +81,11 @@ TEST_CASE("readme: 'Using it' works as typed after cmake --install --prefix ~/.l
   std::string env = "env -i HOME=" + q(person.home().string()) +
                     " PATH=" + q((prefix / "bin").string()) + ":/usr/bin:/bin" +
                     " XDG_RUNTIME_DIR=" + q(person.runtime().string()) + " LANG=C.UTF-8 ";
+  for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS"}) { // a sanitizer build's settings
+    if (const char* value = std::getenv(name)) {
+      env += std::string(name) + "=" + q(value) + " ";
+    }
+  }
   Run r = sh(person.as(env + "sh -c " + q(script + "\n") + " 2>&1"), project);
   sh(person.as(env + "ws umount --force") + " 2>/dev/null", project); // if it stopped halfway
   INFO(r.out);
