@@ -91,8 +91,9 @@ struct Generated {
   Generated() {
     std::string ws = q(ws_binary().string());
     REQUIRE(sh(ws + " __man " + q(man.string())).status == 0);
-    for (const auto& [shell, file] : {std::pair{"bash", bash}, {"zsh", zsh}, {"fish", fish}}) {
-      REQUIRE(sh(ws + " __complete " + shell + " " + q(file.string())).status == 0);
+    for (const auto& generated : {std::pair{"bash", bash}, {"zsh", zsh}, {"fish", fish}}) {
+      const fs::path& file = generated.second; // (clang 14: no structured binding in a lambda)
+      REQUIRE(sh(ws + " __complete " + generated.first + " " + q(file.string())).status == 0);
       CHECK_MESSAGE(read(file) == read(fs::path(WS_BUILD_DIR) / "share" / file.filename()),
                     "the build's " << file.filename() << " is stale");
     }
