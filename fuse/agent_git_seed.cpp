@@ -2,6 +2,8 @@
 // upper/.git, its object directories merged with the real ones (docs/agent-git.md).
 #include "fuse/agent_git_seed.hpp"
 
+#include "fuse/changes.hpp"
+#include "fuse/hash.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/state_tree.hpp"
 #include "fuse/system_error.hpp"
@@ -157,6 +159,22 @@ std::optional<std::string_view> shared_git_dir(std::string_view path) {
     }
   }
   return std::nullopt;
+}
+
+void adopt_agent_git_file(const StateDirs& dirs, const std::string& path) {
+  if (!in_agent_git(path)) {
+    throw std::invalid_argument("not in the agent's git: " + path);
+  }
+  UniqueFd fd(open_beneath(dirs.upper, path, O_RDONLY | O_NOFOLLOW));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw_errno("record the agent's git's start", path);
+  }
+  Identity id = identity_of(st);
+  id.hash = hash_fd(fd.get(), path);
+  PathMeta meta = dirs.meta->get(path).value_or(PathMeta{});
+  meta.base = id;
+  dirs.meta->put(path, meta);
 }
 
 std::optional<RealGitSource> agent_git_source(const MetaStore& meta) {

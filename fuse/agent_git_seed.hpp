@@ -52,6 +52,11 @@ std::optional<RealGitSource> agent_git_source(const MetaStore& meta);
 /// real tree's top (its `.git` is the base of the view's).
 void seed_agent_git(const StateDirs& dirs, const RealGitSource& real);
 
+/// Records what `path` (below `.git`) holds now in the upper layer as what the agent's git
+/// started with: a file ws itself set up right after seed_agent_git (the view's git config),
+/// which is then no change of the agent's. No daemon may serve the workspace.
+void adopt_agent_git_file(const StateDirs& dirs, const std::string& path);
+
 /// After a restore: the start keys of the checkpoint (`from`) become the workspace's (`to`).
 void restore_agent_git_info(const MetaStore& from, MetaStore& to);
 

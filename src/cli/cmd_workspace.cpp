@@ -45,22 +45,112 @@ int cmd_umount(const Context& ctx, bool force) {
   return 0;
 }
 
-int cmd_list(const Context& ctx) {
-  for (const std::string& name : list_workspaces(ctx.repo)) {
-    Workspace w = Workspace::locate(ctx.repo, name);
-    ViewStatus s = probe_view(w);
-    const char* state = s.state == ViewState::Mounted    ? "mounted"
-                        : s.state == ViewState::Starting ? "starting"
-                        : s.state == ViewState::Stale    ? "stale (daemon died)"
-                        : s.state == ViewState::Detached ? "detached (in use)"
-                                                         : "not mounted";
-    size_t changes = count_changes(w);
-    std::printf("%c %-16s %-20s %zu changed path%s", name == ctx.workspace ? '*' : ' ',
-                name.c_str(), state, changes, changes == 1 ? "" : "s");
-    if (s.state == ViewState::Mounted) {
-      std::printf("  %s", quote_path(w.mountpoint.string()).c_str());
+namespace {
+
+const char* state_name(ViewState s) {
+  return s == ViewState::Mounted    ? "mounted"
+         : s == ViewState::Starting ? "starting"
+         : s == ViewState::Stale    ? "stale (daemon died)"
+         : s == ViewState::Detached ? "detached (in use)"
+                                    : "not mounted";
+}
+
+/// One workspace as `ws list` shows it.
+struct ListedWorkspace {
+  std::filesystem::path repo;
+  std::string name;
+  bool current = false;
+  ViewState state = ViewState::Unmounted;
+  size_t changes = 0;
+  std::filesystem::path view;
+};
+
+std::vector<ListedWorkspace> listed(const std::filesystem::path& repo, const std::string& current) {
+  std::vector<ListedWorkspace> out;
+  for (const std::string& name : list_workspaces(repo)) {
+    Workspace w = Workspace::locate(repo, name);
+    out.push_back(
+        {repo, name, name == current, probe_view(w).state, count_changes(w), w.mountpoint});
+  }
+  return out;
+}
+
+void print_rows(const std::vector<ListedWorkspace>& rows) {
+  for (const auto& r : rows) {
+    std::printf("%c %-16s %-20s %zu changed path%s", r.current ? '*' : ' ', r.name.c_str(),
+                state_name(r.state), r.changes, r.changes == 1 ? "" : "s");
+    if (r.state == ViewState::Mounted) {
+      std::printf("  %s", quote_path(r.view.string()).c_str());
     }
     std::printf("\n");
+  }
+}
+
+void print_json(const std::vector<ListedWorkspace>& rows) {
+  std::printf("[");
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
+    const char* state = r.state == ViewState::Mounted    ? "mounted"
+                        : r.state == ViewState::Starting ? "starting"
+                        : r.state == ViewState::Stale    ? "stale"
+                        : r.state == ViewState::Detached ? "detached"
+                                                         : "unmounted";
+    std::printf("%s\n  {\"repo\": %s, \"name\": %s, \"current\": %s, \"state\": \"%s\", "
+                "\"changes\": %zu, \"view\": %s}",
+                k == 0 ? "" : ",", json_string(r.repo.string()).c_str(),
+                json_string(r.name).c_str(), r.current ? "true" : "false", state, r.changes,
+                json_string(r.view.string()).c_str());
+  }
+  std::printf("%s]\n", rows.empty() ? "" : "\n");
+}
+
+} // namespace
+
+int cmd_list(const Context& ctx, bool json) {
+  std::vector<ListedWorkspace> rows = listed(ctx.repo, ctx.workspace);
+  if (json) {
+    print_json(rows);
+  } else {
+    print_rows(rows);
+  }
+  return 0;
+}
+
+int cmd_list_all(const std::optional<Context>& here, bool json) {
+  std::vector<ListedWorkspace> all;
+  bool first = true;
+  for (const std::filesystem::path& repo : repositories_with_workspaces()) {
+    std::vector<ListedWorkspace> rows =
+        listed(repo, here && here->repo == repo ? here->workspace : "");
+    if (json) {
+      all.insert(all.end(), rows.begin(), rows.end());
+      continue;
+    }
+    std::error_code ec;
+    bool gone = !std::filesystem::is_directory(repo, ec);
+    std::string note;
+    if (gone) { // 'ws rm' needs the repository; its state is plain files
+      note = "  (gone; its workspaces' state: " +
+             quote_path(Workspace::locate(repo, "default").layout.dir.parent_path().string()) + ")";
+    }
+    std::printf("%s%s%s\n", first ? "" : "\n", quote_path(repo.string()).c_str(), note.c_str());
+    print_rows(rows);
+    first = false;
+  }
+  if (json) {
+    print_json(all);
+  }
+  return 0;
+}
+
+int print_workspace_names(const std::string& dir, const std::string& workspace) {
+  try {
+    Context ctx = make_context(dir, workspace);
+    for (const std::string& name : list_workspaces(ctx.repo)) {
+      std::printf("%s\n", name.c_str());
+    }
+  } catch (const std::exception&) {
+    // outside a repository: nothing to complete
   }
   return 0;
 }

@@ -25,7 +25,13 @@ Context make_context(const std::string& dir, const std::string& workspace_flag);
 int cmd_new(const Context& ctx, const std::string& name);
 int cmd_mount(const Context& ctx, bool debug);
 int cmd_umount(const Context& ctx, bool force);
-int cmd_list(const Context& ctx);
+/// ws list [--json]: this repository's workspaces; ws list --all: every repository's.
+int cmd_list(const Context& ctx, bool json);
+/// `ws list --all`; `here` (if ws runs in a repository) marks its current workspace.
+int cmd_list_all(const std::optional<Context>& here, bool json);
+/// Workspace names for shell completion (ws __complete workspaces); nothing outside a
+/// repository.
+int print_workspace_names(const std::string& dir, const std::string& workspace);
 int cmd_rm(const Context& ctx, const std::string& name, bool force);
 int cmd_status(const Context& ctx, bool json, bool verbose);
 

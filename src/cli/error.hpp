@@ -17,4 +17,14 @@ private:
   std::string m_hint;
 };
 
+/// A failure for want of something on this machine (FUSE, fusermount3, user namespaces,
+/// bubblewrap, slirp4netns, /dev/net/tun): the hint also names 'ws doctor', which checks all
+/// of them and prints the fix of each.
+class HostError : public Error {
+public:
+  static constexpr const char* k_doctor = "'ws doctor' checks everything ws needs on this machine";
+  explicit HostError(const std::string& what, const std::string& hint = {})
+      : Error(what, hint + (hint.empty() ? "" : "; ") + k_doctor) {}
+};
+
 } // namespace ws

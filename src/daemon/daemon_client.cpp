@@ -146,7 +146,7 @@ bool wait_for(std::chrono::milliseconds limit, const std::function<bool()>& done
 
 void check_fuse_available() {
   if (::access("/dev/fuse", F_OK) != 0) {
-    throw Error(
+    throw HostError(
         "FUSE is not available: /dev/fuse does not exist",
         "load the module (modprobe fuse); in a container, pass the device (--device /dev/fuse)");
   }
@@ -154,13 +154,13 @@ void check_fuse_available() {
     if (::geteuid() != 0) {
       // Distributions ship /dev/fuse 0666; fusermount3 (setuid) opens it for us only if
       // libfuse is allowed to fall back to it, which it does not for EACCES.
-      throw Error(std::string("cannot open /dev/fuse: ") + std::strerror(errno),
-                  "as root, give it its usual mode: chmod 0666 /dev/fuse");
+      throw HostError(std::string("cannot open /dev/fuse: ") + std::strerror(errno),
+                      "as root, give it its usual mode: chmod 0666 /dev/fuse");
     }
   }
   if (::geteuid() != 0 && run_command({"fusermount3", "-V"}).status != 0) {
-    throw Error("fusermount3 is not installed: a normal user cannot mount FUSE without it",
-                "install it (apt-get install fuse3)");
+    throw HostError("fusermount3 is not installed: a normal user cannot mount FUSE without it",
+                    "install it (apt-get install fuse3)");
   }
 }
 
@@ -278,8 +278,8 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
     return w.mountpoint;
   }
   if (reply.empty()) {
-    throw Error("the ws daemon exited before mounting the view",
-                "see its log: " + w.layout.log_file().string());
+    throw HostError("the ws daemon exited before mounting the view",
+                    "see its log: " + w.layout.log_file().string());
   }
   std::string what = reply, hint;
   if (auto nl = reply.find('\n'); nl != std::string::npos) {
@@ -289,7 +289,16 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
       hint.pop_back();
     }
   }
-  throw Error(what, hint.empty() ? "see the daemon's log: " + w.layout.log_file().string() : hint);
+  if (!hint.empty()) {
+    throw Error(what, hint);
+  }
+  std::string log = "see the daemon's log: " + w.layout.log_file().string();
+  // fuse/session.cpp's words when libfuse could not mount (it said why in the log)
+  if (what.rfind("cannot mount the view", 0) == 0 ||
+      what.rfind("cannot create the FUSE session", 0) == 0) {
+    throw HostError(what, log);
+  }
+  throw Error(what, log);
 }
 
 bool unmount_view(const Workspace& w, bool force) {

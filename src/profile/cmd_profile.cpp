@@ -283,4 +283,15 @@ int cmd_profile(const ProfileOptions& o) {
   throw Error("ws profile: unknown action '" + o.action + "'", "ws profile --help");
 }
 
+int print_profile_names() {
+  try {
+    for (const Profile& p : load_profiles()) {
+      std::printf("%s\n", p.name.c_str());
+    }
+  } catch (const std::exception&) {
+    // a malformed ~/.config/ws/config: nothing to complete ('ws profile list' says why)
+  }
+  return 0;
+}
+
 } // namespace ws

@@ -15,4 +15,7 @@ struct ProfileOptions {
 };
 int cmd_profile(const ProfileOptions& options);
 
+/// `ws __complete profiles`: the profiles' names, one a line (nothing on a bad config).
+int print_profile_names();
+
 } // namespace ws

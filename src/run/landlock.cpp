@@ -18,7 +18,7 @@ namespace {
 // Debian 12's headers predate ABI 6; the values are the kernel's ABI (include/uapi).
 constexpr std::uint64_t k_scope_abstract_unix_socket = 1ULL << 0;
 constexpr std::uint64_t k_scope_signal = 1ULL << 1;
-constexpr int k_abi_with_scopes = 6;
+constexpr int k_abi_with_scopes = k_landlock_abi_with_scopes;
 
 /// struct landlock_ruleset_attr as of ABI 6 (handled_access_fs, _net, scoped).
 struct RulesetAttr {
@@ -28,6 +28,11 @@ struct RulesetAttr {
 };
 
 } // namespace
+
+int landlock_abi() {
+  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? -errno : static_cast<int>(abi);
+}
 
 LandlockResult restrict_to_sandbox_scope() {
   LandlockResult r;

@@ -11,6 +11,13 @@ struct LandlockResult {
   std::string why_not; ///< when !scoped: the reason
 };
 
+/// The first Landlock ABI with scopes (Linux 6.12).
+constexpr int k_landlock_abi_with_scopes = 6;
+
+/// The kernel's Landlock ABI version, or -errno when Landlock is unavailable (`ws doctor`,
+/// `ws version`).
+int landlock_abi();
+
 /// Restricts the calling process and every process it starts afterwards (Landlock scopes,
 /// ABI 6+): no connection to an abstract unix socket created outside the sandbox, no signal
 /// to a process outside it. A second wall behind the private network and pid namespaces.

@@ -261,12 +261,12 @@ void probe(const std::string& bwrap, const SandboxSpec& spec, int seccomp_fd,
     }
     return;
   }
-  throw Error("cannot confine the agent: bubblewrap could not build the sandbox" +
-                  (why.empty() ? std::string() : " (" + why + ")"),
-              "check that unprivileged user namespaces are enabled "
-              "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; "
-              "AppArmor: kernel.apparmor_restrict_unprivileged_userns=0), or run "
-              "unconfined on purpose with 'ws run --no-confine'");
+  throw HostError("cannot confine the agent: bubblewrap could not build the sandbox" +
+                      (why.empty() ? std::string() : " (" + why + ")"),
+                  "check that unprivileged user namespaces are enabled "
+                  "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; "
+                  "AppArmor: kernel.apparmor_restrict_unprivileged_userns=0), or run "
+                  "unconfined on purpose with 'ws run --no-confine'");
 }
 
 /// Signals ws run handles itself while the sandbox runs (blocked, read from a signalfd).
@@ -378,9 +378,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   if (child <= 0) {
     int status = 0;
     ::waitpid(bwrap_pid, &status, 0);
-    throw Error("cannot confine the agent: bubblewrap could not build the sandbox (exit " +
-                    std::to_string(status_code(status)) + ")",
-                "run unconfined on purpose with 'ws run --no-confine'");
+    throw HostError("cannot confine the agent: bubblewrap could not build the sandbox (exit " +
+                        std::to_string(status_code(status)) + ")",
+                    "run unconfined on purpose with 'ws run --no-confine'");
   }
   // pid 1 runs once bwrap has built everything (mounts, loopback): nothing of bwrap's
   // set-up races the network stack attaching to the namespace.
@@ -388,9 +388,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   char r = 0;
   if (::poll(&rp, 1, 10000) <= 0 || ::read(ready_read.get(), &r, 1) != 1) {
     kill_sandbox();
-    throw Error("cannot confine the agent: bubblewrap could not build the sandbox (see its "
-                "message above)",
-                "run unconfined on purpose with 'ws run --no-confine'");
+    throw HostError("cannot confine the agent: bubblewrap could not build the sandbox (see its "
+                    "message above)",
+                    "run unconfined on purpose with 'ws run --no-confine'");
   }
   std::optional<UserNetwork> net;
   try {

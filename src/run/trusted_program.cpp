@@ -53,9 +53,9 @@ std::string trusted_program(const std::string& name, const std::string& package,
   if (override_env) {
     if (const char* env = std::getenv(override_env); env && *env) {
       if (std::string why = untrusted_because(env); !why.empty()) {
-        throw Error("cannot confine the agent: " + std::string(override_env) + "=" + env +
-                        " is not a trusted " + name + " (" + why + ")",
-                    install);
+        throw HostError("cannot confine the agent: " + std::string(override_env) + "=" + env +
+                            " is not a trusted " + name + " (" + why + ")",
+                        install);
       }
       return env;
     }
@@ -72,11 +72,12 @@ std::string trusted_program(const std::string& name, const std::string& package,
     }
   }
   if (!last.empty()) {
-    throw Error("cannot confine the agent: " + name + " is not trusted (" + last + ")",
-                "ws runs " + name + " only from a root-owned, non-writable place; " + install);
+    throw HostError("cannot confine the agent: " + name + " is not trusted (" + last + ")",
+                    "ws runs " + name + " only from a root-owned, non-writable place; " + install);
   }
-  throw Error("cannot confine the agent: " + name + " is not installed (looked in /usr/bin, /bin)",
-              install);
+  throw HostError("cannot confine the agent: " + name +
+                      " is not installed (looked in /usr/bin, /bin)",
+                  install);
 }
 
 std::filesystem::path sandbox_init_program() {

@@ -25,9 +25,9 @@ std::string UserNetwork::program() {
   // slirp4netns makes the sandbox's interface through the tun device; some machines ship it
   // 0600 (root only), where a normal user's session would fail later with less to go on.
   if (::access("/dev/net/tun", R_OK | W_OK) != 0) {
-    throw Error(std::string("cannot give the sandbox a network: /dev/net/tun: ") +
-                    std::strerror(errno),
-                "as root: chmod 0666 /dev/net/tun (its usual mode), or use --network=off");
+    throw HostError(std::string("cannot give the sandbox a network: /dev/net/tun: ") +
+                        std::strerror(errno),
+                    "as root: chmod 0666 /dev/net/tun (its usual mode), or use --network=off");
   }
   return slirp;
 }
@@ -104,9 +104,9 @@ UserNetwork::UserNetwork(const std::string& slirp, pid_t sandbox_pid) {
     ::close(m_exit_fd);
     ::kill(m_pid, SIGKILL);
     ::waitpid(m_pid, nullptr, 0);
-    throw Error("cannot give the sandbox a network: slirp4netns failed" +
-                    (why.empty() ? std::string() : " (" + why + ")"),
-                "use --network=off for an agent that needs no network");
+    throw HostError("cannot give the sandbox a network: slirp4netns failed" +
+                        (why.empty() ? std::string() : " (" + why + ")"),
+                    "use --network=off for an agent that needs no network");
   }
   ::close(err[0]);
 }

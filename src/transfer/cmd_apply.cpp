@@ -5,6 +5,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon_client.hpp"
 #include "src/transfer/apply_outcome.hpp"
@@ -42,6 +43,8 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   if (!o.checkpoint) {
     pause = pause_writers(w);
   }
+  Progress progress("apply");
+  progress.step("reading the changes");
   // Apply needs the id and what landing reads, not the patch's text.
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.text = false});
   bool color = use_color("auto", STDERR_FILENO);
@@ -52,14 +55,17 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   LandedVersions landed_versions(w.layout);
   std::vector<Outcome> outcomes;
   size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
+  progress.step("merging", r.pairs.size());
   for (const auto& p : r.plan) {
     if (p.transfers()) {
+      progress.advance();
       outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
                                        r.source.checkpoint ? nullptr : &landed_versions));
       ++k;
     }
   }
   if (outcomes.empty()) {
+    progress.finish();
     std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);
     std::printf("nothing to apply\n");
     return 0;
@@ -78,6 +84,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
     }
   }
   if (conflicts > 0 && !o.markers) {
+    progress.finish();
     for (const auto& out : outcomes) {
       std::fputs(conflict_report(out, color).c_str(), stderr);
     }
@@ -112,6 +119,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       }
     }
     tx.check(all);
+    progress.finish();
     std::fflush(stdout);
     std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);
     std::printf("would apply cleanly: %zu change%s (patch %s)\n", outcomes.size(),
@@ -123,6 +131,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       tx.stage(l);
     }
   }
+  progress.step("writing the real tree");
   tx.commit();
   {
     std::vector<std::pair<std::string, const std::string*>> written;
@@ -142,8 +151,10 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
 
   if (o.index) {
+    progress.step("staging");
     stage_landings(w.repo, staged);
   }
+  progress.finish();
 
   // Above a screen's worth, a top directory's plain new files are one line (filters/fold.hpp).
   std::vector<std::string_view> folds;

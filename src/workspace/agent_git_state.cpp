@@ -85,6 +85,9 @@ void set_view_git_config(const Workspace& w, fuse::OfflineState& state, bool fre
     auto result =
         gitbridge::set_config_defaults(config, entries, fresh ? nullptr : keep_agents_value);
     if (!result.set.empty()) {
+      if (fresh) {
+        fuse::adopt_agent_git_file(state.dirs(), ".git/config"); // part of making it
+      }
       fuse::note_offline_edit(state.dirs(), {".git/config"}); // for the next checkpoint
     }
   } catch (const std::exception& e) {

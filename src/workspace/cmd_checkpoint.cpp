@@ -2,6 +2,7 @@
 // states, bring one back.
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
@@ -36,7 +37,10 @@ std::string human_bytes(uint64_t n) {
 } // namespace
 
 int cmd_checkpoint(const Context& ctx, const std::string& message) {
+  Progress progress("checkpoint");
+  progress.step("copying the workspace's state");
   Checkpoint cp = create_checkpoint(ctx.ws(), message);
+  progress.finish();
   std::printf("checkpoint %u: %zu change%s\n", cp.id, cp.changes, plural(cp.changes));
   return 0;
 }

@@ -143,4 +143,28 @@ std::vector<std::string> list_workspaces(const fs::path& repo) {
   return names;
 }
 
+std::vector<fs::path> repositories_with_workspaces() {
+  std::vector<fs::path> repos;
+  std::error_code ec;
+  for (auto& key : fs::directory_iterator(data_root(), ec)) {
+    std::error_code ec2;
+    for (auto& ws : fs::directory_iterator(key.path(), ec2)) {
+      fs::path meta = ws.path() / "meta.db";
+      if (!fs::exists(meta)) {
+        continue;
+      }
+      try {
+        if (auto repo = fuse::MetaStore(meta, fuse::Db::Mode::ReadOnly).info("repo")) {
+          repos.emplace_back(*repo);
+        }
+      } catch (const std::exception&) {
+        // unreadable state: not a workspace this can list
+      }
+    }
+  }
+  std::sort(repos.begin(), repos.end());
+  repos.erase(std::unique(repos.begin(), repos.end()), repos.end());
+  return repos;
+}
+
 } // namespace ws

@@ -30,6 +30,10 @@ struct Workspace {
 /// Names of every workspace of `repo`, sorted.
 std::vector<std::string> list_workspaces(const std::filesystem::path& repo);
 
+/// Every repository that has a workspace in data_root() (as recorded when the workspace
+/// was made; it may be gone since), sorted.
+std::vector<std::filesystem::path> repositories_with_workspaces();
+
 /// Throws Error unless `name` is a usable workspace name ([A-Za-z0-9._-], not starting
 /// with '.' or '-', at most 64 bytes).
 void validate_name(const std::string& name);
