@@ -113,6 +113,9 @@ void Progress::step(std::string label, std::uint64_t total) {
   m_impl->total = total;
   m_impl->done.store(0, std::memory_order_relaxed);
   m_impl->step_start = Clock::now();
+  if (m_impl->step_start >= m_impl->start + delay()) {
+    m_impl->draw_locked(); // each phase shows, however quickly it passes
+  }
 }
 
 void Progress::advance(std::uint64_t n) {
