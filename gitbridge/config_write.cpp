@@ -2,6 +2,7 @@
 #include "gitbridge/config_write.hpp"
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/repository.hpp"
 
 #include <git2.h>
 
@@ -11,7 +12,7 @@ ConfigWriteResult
 set_config_defaults(const std::filesystem::path& file,
                     const std::vector<std::pair<std::string, std::string>>& entries,
                     bool (*keep)(const std::string& name, const std::string& value)) {
-  git_libgit2_init();
+  init_libgit2();
   ConfigWriteResult result;
   git_config* raw = nullptr;
   git_check(git_config_open_ondisk(&raw, file.c_str()), "read git config " + file.string());

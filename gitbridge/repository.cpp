@@ -10,13 +10,6 @@ std::string last_error() {
 }
 } // namespace
 
-LibGit2::LibGit2() {
-  git_libgit2_init();
-}
-LibGit2::~LibGit2() {
-  git_libgit2_shutdown();
-}
-
 std::filesystem::path find_worktree(const std::filesystem::path& start) {
   git_repository* raw = nullptr;
   int rc = git_repository_open_ext(&raw, start.c_str(), 0, nullptr);

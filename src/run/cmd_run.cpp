@@ -14,8 +14,10 @@
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
+#include "src/run/path_set.hpp"
 #include "src/run/sandbox.hpp"
 #include "src/run/sandbox_env.hpp"
+#include "src/run/startup_trace.hpp"
 #include "src/run/trusted_program.hpp"
 #include "src/run/user_network.hpp"
 #include "src/transfer/transfer_plan.hpp"
@@ -169,6 +171,22 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   return plan.size();
 }
 
+/// What the summary says of a path the agent could not write (read-only in the sandbox):
+/// outside the project, the directory `--writable` would open, the nearest that exists.
+std::string read_only_advice(const Workspace& w, const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  std::string said = "the agent could not write " + path + " (read-only in the sandbox)";
+  if (!p.is_absolute() || is_under_or_same(p, w.repo)) {
+    return said;
+  }
+  std::error_code ec;
+  fs::path dir = p;
+  while (dir.has_relative_path() && !fs::is_directory(dir, ec)) {
+    dir = dir.parent_path();
+  }
+  return said + ": ws run --writable " + dir.string() + " would allow it";
+}
+
 /// The host's resolv.conf as it reads now (`--network=host`): bound at the same path inside,
 /// where a link into the private /run would otherwise dangle.
 std::string host_resolv_conf() {
@@ -185,6 +203,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     throw Error(std::string("already inside ws session ") + s,
                 "leave it first; sessions do not nest");
   }
+  startup_step("ws run starts");
   Workspace w = ctx.ws();
   SandboxSpec spec;
   spec.command = o.command;
@@ -193,6 +212,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   network::NetworkChoice net = network::parse_network_option(!o.network.empty() ? o.network
                                                              : profile ? profile->default_network()
                                                                        : std::string("on"));
+  startup_step("profile picked");
   network::ResolveOverride resolve;
   if (const char* r = std::getenv("WS_NETWORK_RESOLVE"); r && *r && net.proxied()) {
     resolve = network::ResolveOverride::parse(r);
@@ -209,6 +229,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
     slirp = spec.network ? UserNetwork::program() : std::string();
   }
+  startup_step("bwrap found");
   // Every path the person names is checked before the workspace is touched.
   fs::path git_dir = gitbridge::RealRepo(w.repo).git_dir(); // opened once: config and guard
   std::vector<ProtectedPath> protect = protected_paths(w, git_dir, bwrap, slirp);
@@ -239,6 +260,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   passed.insert(passed.end(), configured_env.begin(), configured_env.end());
   passed.insert(passed.end(), o.env.begin(), o.env.end());
 
+  startup_step("config read, paths checked");
   if (!w.exists()) {
     w.create();
     std::fprintf(stderr, "ws: created workspace '%s' for %s\n", w.name.c_str(), w.repo.c_str());
@@ -248,6 +270,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     set_disk_limit(w, *max_disk);
   }
 
+  startup_step("view mounted");
   spec.project = w.repo;
   spec.view = view;
   // The same path inside as outside; started from the view, from the real tree it stands for.
@@ -275,6 +298,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   } else if (spec.host_network) {
     spec.resolv_conf = host_resolv_conf();
   }
+  startup_step("network set up");
   spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
@@ -294,6 +318,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
       }
     }
   }
+  startup_step("host exposure planned, profile layers mounted");
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   spec.init = sandbox_init_program();
@@ -301,6 +326,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   std::string command = join_command(spec.command);
 
   int status = 0;
+  std::uint64_t pidns = 0; // the sandbox's pid namespace: the journal's key of the session
   std::vector<std::string> read_only;
   if (o.no_confine) {
     std::string net_ignored = net.mode == network::NetworkMode::On
@@ -321,45 +347,58 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
                    "can reach every service on its loopback and your network, and send "
                    "anything it can read anywhere.\n");
     }
-    status = run_confined(
-        spec,
-        [&](pid_t pid) {
-          struct stat st {};
-          std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
-          bool known = ::stat(ns.c_str(), &st) == 0;
-          if (proxied) {
-            proxied->start(pid, known ? st.st_ino : 0); // fails closed: no proxy, no agent
+    bool recorded = false;
+    auto record = [&](pid_t pid) {
+      struct stat st {};
+      std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
+      if (::stat(ns.c_str(), &st) != 0) {
+        return;
+      }
+      pidns = st.st_ino;
+      try {
+        const std::string used = profile && layers ? profile->name : std::string();
+        fuse::register_session(w.layout.journal_db(), pidns, session, command, pid, used);
+        recorded = true;
+        if (layers) {
+          for (const auto& l : layers->layers()) {
+            fuse::register_session(l.ws.layout.journal_db(), pidns, session, command, pid, used);
           }
-          if (known) {
-            try {
-              const std::string used = profile && layers ? profile->name : std::string();
-              fuse::register_session(w.layout.journal_db(), st.st_ino, session, command, pid, used);
-              if (layers) {
-                for (const auto& l : layers->layers()) {
-                  fuse::register_session(l.ws.layout.journal_db(), st.st_ino, session, command, pid,
-                                         used);
-                }
-              }
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
-                           e.what());
-            }
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "ws: warning: cannot record the session in the journal: %s\n",
+                     e.what());
+      }
+    };
+    auto start_network = [&](pid_t pid) {
+      if (proxied) {
+        proxied->start(pid, pidns); // fails closed: no proxy, no agent
+      }
+      startup_step("network started");
+    };
+    auto end_sessions = [&] {
+      try {
+        fuse::end_session(w.layout.journal_db(), session);
+        if (layers) {
+          for (const auto& l : layers->layers()) {
+            fuse::end_session(l.ws.layout.journal_db(), session);
           }
-        },
-        &read_only);
+        }
+      } catch (const std::exception&) {
+        // the session's writes are still attributed while no later session reuses its ids
+      }
+    };
+    try {
+      status = run_confined(spec, record, start_network, &read_only);
+    } catch (...) {
+      if (recorded) {
+        end_sessions(); // the sandbox never ran the agent
+      }
+      throw;
+    }
     if (proxied) {
       proxied->stop();
     }
-    try {
-      fuse::end_session(w.layout.journal_db(), session);
-      if (layers) {
-        for (const auto& l : layers->layers()) {
-          fuse::end_session(l.ws.layout.journal_db(), session);
-        }
-      }
-    } catch (const std::exception&) {
-      // the session's writes are still attributed while no later session reuses its ids
-    }
+    end_sessions();
   }
   std::vector<fs::path> planted = quarantine_planted(spec.guarded, session);
 
@@ -394,10 +433,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   for (const auto& p : read_only) {
-    std::fprintf(stderr,
-                 "ws: the agent could not write %s (read-only in the sandbox): ws run "
-                 "--writable DIR would allow a directory outside the project\n",
-                 p.c_str());
+    std::fprintf(stderr, "ws: %s\n", read_only_advice(w, p).c_str());
   }
   if (status == 0 && !changed && !read_only.empty()) {
     std::fprintf(stderr,

@@ -123,8 +123,12 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
   if (!real_home.empty() && real_home != "/" && !under_any(real_home, e.private_dirs)) {
     e.private_dirs.push_back(real_home);
   }
+  // Each tree once: PATH often names a directory twice, or one inside another already shown
+  // (~/.pyenv/shims and ~/.pyenv), and every bind is work for bwrap before the agent starts.
   auto expose = [&](const fs::path& p) {
-    if (!p.empty() && under_any(p, e.private_dirs) && fs::exists(p, ec)) {
+    if (!p.empty() && under_any(p, e.private_dirs) && !under_any(p, e.read_only) &&
+        fs::exists(p, ec)) {
+      std::erase_if(e.read_only, [&](const fs::path& r) { return is_under_or_same(r, p); });
       e.read_only.push_back(p);
     }
   };

@@ -4,9 +4,11 @@
 #include "src/run/sandbox.hpp"
 
 #include "src/cli/error.hpp"
+#include "src/run/output_relay.hpp"
 #include "src/run/path_set.hpp"
 #include "src/run/process_limit.hpp"
 #include "src/run/seccomp_filter.hpp"
+#include "src/run/startup_trace.hpp"
 #include "src/run/terminal_relay.hpp"
 #include "src/run/trusted_program.hpp"
 #include "src/run/user_network.hpp"
@@ -20,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -291,14 +294,16 @@ fuse::UniqueFd data_fd(const std::string& name, const std::string& content) {
 
 } // namespace
 
-int run_confined(const SandboxSpec& spec, const OnStarted& started,
+int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStarted& started,
                  std::vector<std::string>* read_only_failures) {
   std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
   std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
   probe(bwrap, spec, filter.get(), spec.probe_cache);
+  startup_step("seccomp filter built, sandbox probed");
 
   std::optional<TerminalRelay> relay = TerminalRelay::open_if_terminal();
+  std::optional<OutputRelay> errors = OutputRelay::open_if_not_terminal();
   // Writes to a pipe whose reader died must fail with EPIPE here, not kill ws run.
   ::signal(SIGPIPE, SIG_IGN);
   // info: bwrap's --info-fd. ready: the sandbox's pid 1 says it runs (bwrap has finished
@@ -348,6 +353,13 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
         }
       }
     }
+    if (errors) {
+      for (int fd : {1, 2}) {
+        if (errors->takes(fd)) {
+          ::dup2(errors->agent_end(), fd);
+        }
+      }
+    }
     for (int fd : {filter.get(), info_write.get(), go_read.get(), ready_write.get(),
                    resolv ? resolv.get() : -1}) {
       if (fd >= 0) {
@@ -358,11 +370,15 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
     std::fprintf(stderr, "ws: cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
+  startup_step("bwrap forked");
   info_write.reset();
   go_read.reset();
   ready_write.reset();
   if (relay) {
     relay->close_slave();
+  }
+  if (errors) {
+    errors->close_agent_end();
   }
   // Never lets the agent start: pid 1 first (the whole pid namespace dies with it), then
   // bwrap, and only then may the go pipe close (pid 1 starts nothing on EOF either).
@@ -375,6 +391,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
     ::waitpid(bwrap_pid, nullptr, 0);
   };
   child = read_child_pid(info_read.get());
+  startup_step("bwrap made the namespaces");
   if (child <= 0) {
     int status = 0;
     ::waitpid(bwrap_pid, &status, 0);
@@ -382,6 +399,16 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
                         std::to_string(status_code(status)) + ")",
                     "run unconfined on purpose with 'ws run --no-confine'");
   }
+  // While bwrap builds the mounts (the longest step of the start-up, on the other core).
+  try {
+    if (created) {
+      created(child);
+    }
+  } catch (...) {
+    kill_sandbox();
+    throw;
+  }
+  startup_step("session recorded (bwrap still building)");
   // pid 1 runs once bwrap has built everything (mounts, loopback): nothing of bwrap's
   // set-up races the network stack attaching to the namespace.
   pollfd rp{ready_read.get(), POLLIN, 0};
@@ -392,6 +419,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
                     "message above)",
                     "run unconfined on purpose with 'ws run --no-confine'");
   }
+  startup_step("bwrap built the sandbox, pid 1 ready");
   std::optional<UserNetwork> net;
   try {
     if (spec.network) {
@@ -409,6 +437,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
     throw Error(std::string("cannot start the agent: ") + std::strerror(errno));
   }
   go_write.reset();
+  startup_step("agent let go");
   if (relay) {
     relay->enter_raw();
   }
@@ -421,9 +450,12 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   int status = -1;
   bool output_open = relay.has_value();
   while (status < 0) {
-    pollfd fds[3];
+    pollfd fds[4];
     nfds_t n = 0;
     fds[n++] = {signals.get(), POLLIN, 0};
+    if (errors && errors->fd() >= 0) {
+      fds[n++] = {errors->fd(), POLLIN, 0};
+    }
     if (relay && relay->input() >= 0) {
       fds[n++] = {relay->input(), POLLIN, 0};
     }
@@ -452,7 +484,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
       if (!fds[i].revents) {
         continue;
       }
-      if (relay && fds[i].fd == relay->input()) {
+      if (errors && fds[i].fd == errors->fd()) {
+        errors->pump();
+      } else if (relay && fds[i].fd == relay->input()) {
         relay->pump_input();
       } else if (relay && fds[i].fd == relay->master()) {
         if (fds[i].revents & POLLOUT) {
@@ -490,8 +524,20 @@ int run_confined(const SandboxSpec& spec, const OnStarted& started,
   if (relay && output_open) {
     relay->pump_output(); // what the agent wrote last
   }
-  if (relay && read_only_failures) {
-    *read_only_failures = relay->read_only_failures();
+  if (errors) {
+    errors->drain(); // what the agent wrote last
+  }
+  if (read_only_failures) {
+    read_only_failures->clear();
+    for (const auto* seen : {relay ? &relay->read_only_failures() : nullptr,
+                             errors ? &errors->read_only_failures() : nullptr}) {
+      for (const auto& p : seen ? *seen : std::vector<std::string>()) {
+        if (std::find(read_only_failures->begin(), read_only_failures->end(), p) ==
+            read_only_failures->end()) {
+          read_only_failures->push_back(p);
+        }
+      }
+    }
   }
   if (stop_signal && status == 0) {
     status = 128 + stop_signal;

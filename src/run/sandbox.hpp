@@ -62,8 +62,11 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
 /// user namespaces, no trusted bubblewrap, no network stack); never runs the command
 /// unconfined. SIGINT/SIGQUIT/SIGTERM/SIGHUP to ws run go to the agent; after SIGTERM or
 /// SIGHUP the agent has 5 s, then the sandbox is killed; either way this returns.
-/// `read_only_failures`: paths the agent said it could not write (from its terminal output).
-int run_confined(const SandboxSpec& spec, const OnStarted& started,
+/// `created` runs as soon as the sandbox's namespaces exist, while bwrap still builds its
+/// mounts (work that can overlap: recording the session); `started` once bwrap has finished,
+/// before the agent starts (the network stack attaches then: nothing of bwrap's set-up races
+/// it). `read_only_failures`: paths the agent said it could not write (from its output).
+int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStarted& started,
                  std::vector<std::string>* read_only_failures = nullptr);
 
 /// Runs the command unconfined, in the view (`ws run --no-confine`).

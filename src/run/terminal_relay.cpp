@@ -121,35 +121,6 @@ void TerminalRelay::flush_input() {
   }
 }
 
-void TerminalRelay::scan(const char* data, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (data[i] != '\n' && m_line.size() < 4096) {
-      m_line += data[i];
-      continue;
-    }
-    // touch: "cannot touch '/etc/x': Read-only file system"; node: "EROFS: read-only file
-    // system, open '/x'"; python: "[Errno 30] Read-only file system: '/x'".
-    std::string lower = m_line;
-    for (auto& c : lower) {
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    if (lower.find("read-only file system") != std::string::npos && m_read_only.size() < 8) {
-      for (char quote : {'\'', '"'}) {
-        size_t at = m_line.find(std::string(1, quote) + "/");
-        size_t end = at == std::string::npos ? at : m_line.find(quote, at + 1);
-        if (end != std::string::npos) {
-          std::string path = m_line.substr(at + 1, end - at - 1);
-          if (std::find(m_read_only.begin(), m_read_only.end(), path) == m_read_only.end()) {
-            m_read_only.push_back(path);
-          }
-          break;
-        }
-      }
-    }
-    m_line.clear();
-  }
-}
-
 bool TerminalRelay::pump_output() {
   char buf[16384];
   for (;;) {
@@ -163,7 +134,7 @@ bool TerminalRelay::pump_output() {
     if (n <= 0) {
       return false; // EIO: no agent process holds the terminal any more
     }
-    scan(buf, static_cast<size_t>(n));
+    m_scan.feed(buf, static_cast<size_t>(n));
     for (ssize_t done = 0; m_output >= 0 && done < n;) {
       ssize_t w = ::write(m_output, buf + done, static_cast<size_t>(n - done));
       if (w < 0 && errno == EINTR) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fuse/unique_fd.hpp"
+#include "src/run/read_only_scan.hpp"
 
 #include <termios.h>
 
@@ -50,7 +51,7 @@ public:
   void flush_input();
   /// Paths the agent's output said it could not write ("Read-only file system: '/x'"),
   /// first 8, for the summary's guidance.
-  const std::vector<std::string>& read_only_failures() const { return m_read_only; }
+  const std::vector<std::string>& read_only_failures() const { return m_scan.paths(); }
 
 private:
   TerminalRelay() = default;
@@ -61,9 +62,7 @@ private:
   int m_output = -1; ///< 1 or 2: where the agent's terminal output goes
   std::optional<termios> m_saved;
   std::string m_pending;
-  std::string m_line; ///< the agent's current output line, for read_only_failures
-  std::vector<std::string> m_read_only;
-  void scan(const char* data, size_t n);
+  ReadOnlyScan m_scan;
 };
 
 } // namespace ws

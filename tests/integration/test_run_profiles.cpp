@@ -123,3 +123,33 @@ TEST_CASE("profiles: a session that exits 0 after refused writes says its work m
                      "write") != npos);
   }
 }
+
+TEST_CASE("profiles: without a terminal too, the summary names what the agent could not write") {
+  for (const auto& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    // Its stderr a file, as in CI: the shell's own words, unquoted, and mkdir's, quoted.
+    Run r = p.ws("run --network=off -- sh -c 'echo x > /etc/ws-probe; mkdir /usr/ws-probe-dir; "
+                 "echo done; exit 0'");
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out == "done\n");
+    CHECK(r.err.find("cannot create /etc/ws-probe: Read-only file system") != npos);
+    CHECK(r.err.find("ws: the agent could not write /etc/ws-probe (read-only in the sandbox): ws "
+                     "run --writable /etc would allow it\n") != npos);
+    CHECK(r.err.find("ws: the agent could not write /usr/ws-probe-dir (read-only in the "
+                     "sandbox): ws run --writable /usr would allow it\n") != npos);
+    CHECK(r.err.find("the agent exited 0 but changed nothing in the project, after 2 refused "
+                     "writes") != npos);
+    // stdout and stderr into one file: they arrive in the order the agent wrote them.
+    Run merged = p.sh_as(p.ws_line("run --network=off -- sh -c 'echo one; echo two >&2; echo "
+                                   "three; touch /etc/ws-probe; echo four'") +
+                         " >" + q((p.scratch() / "merged").string()) + " 2>&1");
+    std::string text = sh("cat " + q((p.scratch() / "merged").string())).out;
+    INFO(text);
+    CHECK(merged.status == 0);
+    CHECK(text.find("one\ntwo\nthree\n") != npos);
+    CHECK(text.find("Read-only file system\nfour\n") != npos);
+    CHECK(text.find("could not write /etc/ws-probe") != npos);
+  }
+}

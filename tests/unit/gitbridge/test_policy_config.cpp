@@ -297,3 +297,16 @@ TEST_CASE("gitbridge::hooks_dir_inside resolves core.hooksPath as git does") {
           }).find("cannot open repository") != std::string::npos);
   }
 }
+
+TEST_CASE("libgit2's init skips the CA bundle, and libgit2 still reads config") {
+  // ws never talks TLS through libgit2: the ~10 ms mbedTLS spends parsing every certificate
+  // of the system's bundle at init is spared (gitbridge/libgit2_init.cpp).
+  int before = ws::gitbridge::ca_bundle_loads_skipped();
+  ws::gitbridge::LibGit2 libgit2;
+  if (libgit2.did_init()) { // no other init was live in this process
+    CHECK(ws::gitbridge::ca_bundle_loads_skipped() == before + 1);
+  }
+  ws::test::TempDir dir;
+  write_file(dir.path() / "config", "[ws]\n\tpolicy = strict\n");
+  CHECK(load_policy_config(dir.path(), dir.path() / "none").level == PolicyConfig::Level::Strict);
+}

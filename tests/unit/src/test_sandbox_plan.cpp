@@ -4,6 +4,7 @@
 #include "src/cli/error.hpp"
 #include "src/run/agent_config_guard.hpp"
 #include "src/run/path_guard.hpp"
+#include "src/run/read_only_scan.hpp"
 #include "src/run/sandbox.hpp"
 #include "src/run/sandbox_env.hpp"
 #include "src/run/trusted_program.hpp"
@@ -170,4 +171,23 @@ TEST_CASE("bwrap_command: namespaces always, the view last, state hidden after w
   std::vector<std::string> p = bwrap_command("/usr/bin/bwrap", spec, 3, -1, {}, -1, true);
   CHECK(p.back() == "/bin/true");
   CHECK(index_of(p, {"--as-pid-1"}) < 0);
+}
+
+TEST_CASE("sandbox: the paths an agent's output says were read-only") {
+  ws::ReadOnlyScan scan;
+  std::string out = "sh: 1: cannot create /etc/a: Read-only file system\n"
+                    "bash: line 1: /etc/b: Read-only file system\r\n"
+                    "touch: cannot touch '/etc/c': Read-only file system\n"
+                    "mkdir: cannot create directory \u2018/usr/d\u2019: Read-only file system\n"
+                    "Error: EROFS: read-only file system, open '/opt/e'\n"
+                    "OSError: [Errno 30] Read-only file system: '/srv/f'\n"
+                    "failed to initialize: Read-only file system (os error 30)\n"
+                    "sh: 1: cannot create /etc/a: Read-only file system\n"
+                    "an unrelated line naming /etc/g\n";
+  // Fed in pieces, as a pipe delivers it.
+  for (size_t at = 0; at < out.size(); at += 7) {
+    scan.feed(out.data() + at, std::min<size_t>(7, out.size() - at));
+  }
+  CHECK(scan.paths() ==
+        std::vector<std::string>{"/etc/a", "/etc/b", "/etc/c", "/usr/d", "/opt/e", "/srv/f"});
 }
