@@ -217,6 +217,13 @@ git_repository* AgentGit::repo() const {
   return m->repo.get();
 }
 
+void AgentGit::keep_new_objects_in_memory() {
+  git_odb_backend* mempack = nullptr;
+  git_check(git_mempack_new(&mempack), "create in-memory object store");
+  // Written objects go to the first writable backend: this one (the odb owns it now).
+  git_check(git_odb_add_backend(m->odb.get(), mempack, 1000), "attach in-memory objects");
+}
+
 std::filesystem::path AgentGit::objects_dir() const {
   return m->dir / "objects";
 }
