@@ -185,12 +185,11 @@ int cmd_sync(const Context& ctx, const SyncOptions& o) {
     throw Error("your branch " + branch_name(person.ref) + " has no commit yet",
                 "make a first commit, then ws " + wflag + "sync");
   }
-  if (person.id == start->base) {
-    throw Error("your HEAD has not moved since the workspace began (or was last synced): "
-                "nothing to sync (" +
-                    branch_name(person.ref) + "@" + gitbridge::short_id(person.id) + ")",
-                "ws sync brings the workspace onto your new commits; your uncommitted edits "
-                "show in the view already");
+  if (person.id == start->base) { // as `git rebase` when up to date: said, not an error
+    std::printf("nothing to sync: your HEAD has not moved since the workspace began (or was last "
+                "synced) (%s@%s)\n",
+                branch_name(person.ref).c_str(), gitbridge::short_id(person.id).c_str());
+    return 0;
   }
   std::vector<std::string> sessions = running_sessions(w);
   if (!sessions.empty()) {

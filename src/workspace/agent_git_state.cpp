@@ -300,7 +300,7 @@ std::vector<std::string> agent_git_lines(const Workspace& w, const AgentGitSumma
                   gitbridge::short_id(s.person_head) +
                   "); files the agent did not touch show yours (its git sees them changed); "
                   "'ws" +
-                  wflag + " apply' merges its work with yours per file");
+                  wflag + " sync' brings its work onto yours (its commits rebased)");
   }
   return out;
 }
