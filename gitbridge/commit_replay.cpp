@@ -2,6 +2,7 @@
 #include "gitbridge/commit_replay.hpp"
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/tree_compare.hpp"
 
 #include <functional>
 #include <set>
@@ -82,7 +83,20 @@ char letter(git_delta_t status) {
 
 std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree* b,
                                      bool renames = true) {
+  // Only the paths that differ (found skipping shared subtrees): libgit2's diff would walk
+  // every entry of both trees.
+  std::vector<std::string> paths = changed_files(repo, a, b);
+  if (paths.empty()) {
+    return {};
+  }
+  std::vector<char*> specs;
+  for (auto& p : paths) {
+    specs.push_back(p.data());
+  }
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  opts.pathspec.strings = specs.data();
+  opts.pathspec.count = specs.size();
   git_diff* raw = nullptr;
   git_check(git_diff_tree_to_tree(&raw, repo, a, b, &opts), "compare two trees");
   DiffPtr diff(raw);
