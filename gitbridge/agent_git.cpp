@@ -3,6 +3,7 @@
 #include "gitbridge/agent_git.hpp"
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/tree_compare.hpp"
 
 #include <git2/sys/mempack.h>
 #include <git2/sys/repository.h>
@@ -215,6 +216,13 @@ AgentGit::~AgentGit() = default;
 
 git_repository* AgentGit::repo() const {
   return m->repo.get();
+}
+
+void AgentGit::keep_new_objects_in_memory() {
+  git_odb_backend* mempack = nullptr;
+  git_check(git_mempack_new(&mempack), "create in-memory object store");
+  // Written objects go to the first writable backend: this one (the odb owns it now).
+  git_check(git_odb_add_backend(m->odb.get(), mempack, 1000), "attach in-memory objects");
 }
 
 std::filesystem::path AgentGit::objects_dir() const {
@@ -466,17 +474,7 @@ std::vector<std::string> AgentGit::changed_paths(const std::string& from,
     return tree;
   };
   TreePtr a = tree_of(from), b = tree_of(to);
-  git_diff* raw = nullptr;
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  git_check(git_diff_tree_to_tree(&raw, m->repo.get(), a.get(), b.get(), &opts),
-            "compare " + short_id(from) + " with " + short_id(to));
-  DiffPtr diff(raw);
-  std::vector<std::string> out;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-    out.emplace_back(d->new_file.path ? d->new_file.path : d->old_file.path);
-  }
-  return out;
+  return changed_files(m->repo.get(), a.get(), b.get()); // costs what changed
 }
 
 std::string blob_id(const std::string& content) {

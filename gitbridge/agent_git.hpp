@@ -87,6 +87,8 @@ public:
   git_repository* repo() const;
   /// The agent's own objects directory (`upper/.git/objects`).
   std::filesystem::path objects_dir() const;
+  /// From now on objects written through repo() stay in memory (a dry run: `ws sync --check`).
+  void keep_new_objects_in_memory();
 
 private:
   struct Impl;

@@ -2,6 +2,7 @@
 #include "gitbridge/commit_replay.hpp"
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/tree_compare.hpp"
 
 #include <functional>
 #include <set>
@@ -82,7 +83,20 @@ char letter(git_delta_t status) {
 
 std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree* b,
                                      bool renames = true) {
+  // Only the paths that differ (found skipping shared subtrees): libgit2's diff would walk
+  // every entry of both trees.
+  std::vector<std::string> paths = changed_files(repo, a, b);
+  if (paths.empty()) {
+    return {};
+  }
+  std::vector<char*> specs;
+  for (auto& p : paths) {
+    specs.push_back(p.data());
+  }
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  opts.pathspec.strings = specs.data();
+  opts.pathspec.count = specs.size();
   git_diff* raw = nullptr;
   git_check(git_diff_tree_to_tree(&raw, repo, a, b, &opts), "compare two trees");
   DiffPtr diff(raw);
@@ -178,9 +192,14 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
   // The target's own object database only: with the agent's objects as an alternate, a write
   // of an object they hold would be skipped (libgit2 freshens it there instead), leaving the
   // target's trees incomplete. What a commit needs is copied in first.
-  RepoPtr repo = open_repo(target.repo);
+  RepoPtr opened;
+  git_repository* repo = agent.repo(); // no target: the agent's own objects
+  if (!target.repo.empty()) {
+    opened = open_repo(target.repo);
+    repo = opened.get();
+  }
   git_odb* raw_own = nullptr;
-  git_check(git_repository_odb(&raw_own, repo.get()), "open the object database");
+  git_check(git_repository_odb(&raw_own, repo), "open the object database");
   OdbPtr own(raw_own);
   git_odb* raw_from = nullptr;
   git_check(git_repository_odb(&raw_from, agent.repo()), "open the agent's objects");
@@ -189,18 +208,18 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
   SignaturePtr person;
   if (target.person_commits) {
     git_signature* sig = nullptr;
-    git_check(git_signature_default(&sig, repo.get()), "your name and email for commits");
+    git_check(git_signature_default(&sig, repo), "your name and email for commits");
     person.reset(sig);
   }
   ReplayResult out;
-  CommitPtr current = lookup_commit(repo.get(), onto);
+  CommitPtr current = lookup_commit(repo, onto);
   for (size_t i = 0; i < commits.size(); ++i) {
     const ReplayCommit& rc = commits[i];
     CommitPtr c = lookup_commit(agent.repo(), rc.info.id);
     auto tree_here = [&](const git_oid* id) {
       copy_missing(own.get(), from.get(), agent.repo(), *id);
       git_tree* t = nullptr;
-      git_check(git_tree_lookup(&t, repo.get(), id), "read tree " + hex(id));
+      git_check(git_tree_lookup(&t, repo, id), "read tree " + hex(id));
       return TreePtr(t);
     };
     TreePtr theirs = tree_here(git_commit_tree_id(c.get()));
@@ -236,18 +255,18 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
       }
       if (!updates.empty()) {
         git_oid updated;
-        git_check(git_tree_create_updated(&updated, repo.get(), theirs.get(), updates.size(),
-                                          updates.data()),
-                  "leave withheld paths out of " + short_id(rc.info.id));
+        git_check(
+            git_tree_create_updated(&updated, repo, theirs.get(), updates.size(), updates.data()),
+            "leave withheld paths out of " + short_id(rc.info.id));
         git_tree* t = nullptr;
-        git_check(git_tree_lookup(&t, repo.get(), &updated), "read a tree");
+        git_check(git_tree_lookup(&t, repo, &updated), "read a tree");
         theirs.reset(t);
       }
     }
     TreePtr ours = tree_of(current.get());
     git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
     git_index* raw_index = nullptr;
-    git_check(git_merge_trees(&raw_index, repo.get(), base.get(), ours.get(), theirs.get(), &opts),
+    git_check(git_merge_trees(&raw_index, repo, base.get(), ours.get(), theirs.get(), &opts),
               "replay " + short_id(rc.info.id));
     IndexPtr index(raw_index);
     if (git_index_has_conflicts(index.get())) {
@@ -263,26 +282,26 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
       return out;
     }
     git_oid tree_id;
-    git_check(git_index_write_tree_to(&tree_id, index.get(), repo.get()),
+    git_check(git_index_write_tree_to(&tree_id, index.get(), repo),
               "write the tree of " + short_id(rc.info.id));
     if (git_oid_equal(&tree_id, git_tree_id(ours.get()))) {
       out.ids.emplace_back(); // nothing of it is left to land
       continue;
     }
     git_tree* t = nullptr;
-    git_check(git_tree_lookup(&t, repo.get(), &tree_id), "read a tree");
+    git_check(git_tree_lookup(&t, repo, &tree_id), "read a tree");
     TreePtr tree(t);
     SignaturePtr author = signature_of(git_commit_author(c.get()));
     SignaturePtr committer =
         person ? signature_of(person.get()) : signature_of(git_commit_committer(c.get()));
     const git_commit* parents[1] = {current.get()};
     git_oid new_id;
-    git_check(git_commit_create(&new_id, repo.get(), nullptr, author.get(), committer.get(),
+    git_check(git_commit_create(&new_id, repo, nullptr, author.get(), committer.get(),
                                 git_commit_message_encoding(c.get()),
                                 git_commit_message_raw(c.get()), tree.get(), 1, parents),
               "make the commit for " + short_id(rc.info.id));
     out.ids.push_back(hex(&new_id));
-    current = lookup_commit(repo.get(), out.ids.back());
+    current = lookup_commit(repo, out.ids.back());
   }
   out.head = hex(git_commit_id(current.get()));
   return out;

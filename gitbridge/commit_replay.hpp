@@ -44,7 +44,9 @@ struct ReplayResult {
 /// committer is the person, from its config) or the agent's git seen through the view
 /// (`ws sync`; the committer stays each commit's own).
 struct ReplayTarget {
-  std::filesystem::path repo; ///< a working tree (or a view) whose git directory receives them
+  /// A working tree whose git directory receives them; empty: the agent's own object database
+  /// (`AgentGit::objects_dir()`, or memory after `AgentGit::keep_new_objects_in_memory()`).
+  std::filesystem::path repo;
   bool person_commits = true; ///< committer: the repository's user (else the original's)
 };
 

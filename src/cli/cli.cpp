@@ -144,6 +144,19 @@ int run_cli(int argc, char** argv) {
                     "Land the agent's commits as commits on your branch (no hooks run), then the "
                     "rest");
 
+  SyncOptions sync;
+  std::string sync_conflicts = "list";
+  auto* c_sync = app.add_subcommand(
+      "sync", "Bring the workspace onto your current HEAD: the agent's commits rebased, files "
+              "merged 3-way (undoable)");
+  c_sync->add_flag("--check", sync.check, "Only say what it would do");
+  c_sync->add_flag("--json", sync.json, "Machine-readable output");
+  c_sync
+      ->add_option("--conflicts", sync_conflicts,
+                   "On a file conflict: list it (the file stays the agent's) or write markers")
+      ->type_name("HOW")
+      ->check(CLI::IsMember({"list", "markers"}));
+
   ReviewOptions review;
   bool review_no_index = false;
   auto* c_review = app.add_subcommand(
@@ -403,6 +416,10 @@ int run_cli(int argc, char** argv) {
     }
     apply.markers = conflicts == "markers";
     return cmd_apply(ctx, apply);
+  }
+  if (*c_sync) {
+    sync.markers = sync_conflicts == "markers";
+    return cmd_sync(ctx, sync);
   }
   if (*c_review) {
     review.index = !review_no_index;

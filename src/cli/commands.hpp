@@ -80,6 +80,14 @@ struct ApplyOptions {
 int cmd_apply(const Context& ctx, const ApplyOptions& options);
 int cmd_apply_commits(const Context& ctx, const ApplyOptions& options);
 
+/// ws sync (src/transfer/cmd_sync.cpp): the workspace onto the person's current HEAD.
+struct SyncOptions {
+  bool check = false; ///< dry run
+  bool json = false;
+  bool markers = false; ///< --conflicts=markers: write conflict markers into the agent's files
+};
+int cmd_sync(const Context& ctx, const SyncOptions& options);
+
 /// ws reset [PATH...] (src/cmd_reset.cpp): drops all (no paths) or the named changes,
 /// keeping them as a checkpoint first.
 int cmd_reset(const Context& ctx, const std::vector<std::string>& paths);

@@ -149,6 +149,19 @@ void record_agent_start(const Workspace& w) {
   meta.set_info(k_landed, "");
 }
 
+void record_agent_sync(const Workspace& w, const gitbridge::AgentHead& person) {
+  fuse::MetaStore meta(w.layout.meta_db(), fuse::Db::Mode::ReadWrite);
+  std::string pin_id = meta.info(k_pin).value_or("");
+  if (!pin_id.empty()) {
+    gitbridge::pin_objects(w.repo, pin_id, {person.id});
+  }
+  meta.set_info(k_start, person.id);
+  meta.set_info(k_start_index, person.id); // its index is that commit's tree now
+  meta.set_info(k_start_ref, person.ref);
+  meta.set_info(k_base, person.id);
+  meta.set_info(k_landed, "");
+}
+
 std::optional<AgentGitStart> agent_git_start(const fuse::WorkspaceLayout& state) {
   fuse::MetaStore meta(state.meta_db(), fuse::Db::Mode::ReadOnly);
   auto source = fuse::agent_git_source(meta);
@@ -287,7 +300,7 @@ std::vector<std::string> agent_git_lines(const Workspace& w, const AgentGitSumma
                   gitbridge::short_id(s.person_head) +
                   "); files the agent did not touch show yours (its git sees them changed); "
                   "'ws" +
-                  wflag + " apply' merges its work with yours per file");
+                  wflag + " sync' brings its work onto yours (its commits rebased)");
   }
   return out;
 }

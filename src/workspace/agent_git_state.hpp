@@ -38,6 +38,10 @@ void init_agent_git(const Workspace& w);
 /// repository. After the state was (re)made from the real repository.
 void record_agent_start(const Workspace& w);
 
+/// Records that the workspace was brought onto the person's HEAD `person` (`ws sync`): the
+/// agent's new commits begin there now (start, start index, base), and it is pinned.
+void record_agent_sync(const Workspace& w, const gitbridge::AgentHead& person);
+
 /// The start recorded for `state` (the live workspace, or a checkpoint); nullopt when the
 /// workspace has no private git state.
 std::optional<AgentGitStart> agent_git_start(const fuse::WorkspaceLayout& state);

@@ -2,6 +2,7 @@
 // reading a checkpoint as a workspace (docs/checkpoints.md).
 #include "src/workspace/checkpoint_files.hpp"
 
+#include "fuse/agent_git_seed.hpp"
 #include "fuse/changes.hpp"
 #include "fuse/disk_usage.hpp"
 #include "fuse/journal.hpp"
@@ -155,6 +156,42 @@ bool CheckpointDraft::filled() const {
   return fs::exists(path() / "snapshot") || fs::exists(path() / "meta.db");
 }
 
+void CheckpointDraft::save_git_start() const {
+  std::string lines;
+  {
+    fuse::MetaStore meta(m_w.layout.meta_db(), fuse::Db::Mode::ReadOnly);
+    if (!fuse::agent_git_source(meta)) {
+      return;
+    }
+    for (std::string_view key : fuse::k_git_start_keys) {
+      lines += std::string(key) + " " + meta.info(key).value_or("") + "\n";
+    }
+  }
+  std::ofstream out(path() / "git-start");
+  out << lines;
+  if (!out.flush()) {
+    throw Error("cannot write " + (path() / "git-start").string());
+  }
+}
+
+void restore_git_start(const Workspace& w, const Checkpoint& cp) {
+  std::ifstream in(cp.dir / "git-start");
+  if (!in) {
+    return; // none kept (a full copy keeps them in its meta.db; an old checkpoint, nowhere)
+  }
+  fuse::MetaStore meta(w.layout.meta_db(), fuse::Db::Mode::ReadWrite);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t space = line.find(' ');
+    std::string key = line.substr(0, space);
+    for (std::string_view known : fuse::k_git_start_keys) {
+      if (key == known && space != std::string::npos) {
+        meta.set_info(key, line.substr(space + 1));
+      }
+    }
+  }
+}
+
 Checkpoint CheckpointDraft::publish(const std::string& message, size_t changes) {
   Checkpoint cp;
   cp.time_ns = fuse::now_ns();
@@ -169,6 +206,7 @@ Checkpoint CheckpointDraft::publish(const std::string& message, size_t changes) 
       throw Error("cannot write " + (path() / "info").string());
     }
   }
+  save_git_start();
   // The next number; RENAME_NOREPLACE makes two concurrent checkpoints take two.
   for (;;) {
     unsigned last = 0;

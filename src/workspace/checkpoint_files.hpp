@@ -29,10 +29,16 @@ public:
   Checkpoint publish(const std::string& message, size_t changes);
 
 private:
+  /// The agent's git's start (meta.db's `git.*` keys, docs/agent-git.md) as it is now, in
+  /// `git-start`: they describe the upper/.git the checkpoint froze.
+  void save_git_start() const;
   const Workspace& m_w;
   std::filesystem::path m_parent;
   std::string m_name;
   bool m_published = false;
 };
+
+/// Puts back the agent's git's start checkpoint `cp` kept (after its state was restored).
+void restore_git_start(const Workspace& w, const Checkpoint& cp);
 
 } // namespace ws

@@ -242,6 +242,7 @@ Checkpoint restore_checkpoint(const Workspace& w, unsigned id) {
         fuse::StateEditor(dirs, trash).restore(cp.dir);
         journal_offline(w, "restore", "", "checkpoint " + std::to_string(id));
       });
+  restore_git_start(w, cp);
   retain(w, {id});
   return before;
 }
