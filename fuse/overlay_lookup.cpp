@@ -177,8 +177,18 @@ uint64_t OverlayFs::report_ino(const std::string& path, const struct stat& st, b
   return upper_ino(st.st_ino);
 }
 
-OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_view,
+OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name,
                                            const std::string& path) {
+  std::optional<Found> f = try_resolve_locked(parent, name, path);
+  if (!f) {
+    throw SystemError(ENOENT, "lookup '" + path + "'");
+  }
+  return std::move(*f);
+}
+
+std::optional<OverlayFs::Found>
+OverlayFs::try_resolve_locked(Node* parent, std::string_view name_view, const std::string& path) {
+  // A miss is the common case of every create (LOOKUP, then MKNOD): no exception for it.
   std::string name(name_view);
   Found f;
   int pu = parent->upper_fd.load();
@@ -218,7 +228,7 @@ OverlayFs::Found OverlayFs::resolve_locked(Node* parent, std::string_view name_v
       throw_errno("lookup (lower)", path);
     }
   }
-  throw SystemError(ENOENT, "lookup '" + path + "'");
+  return std::nullopt;
 }
 
 int OverlayFs::object_dir_locked(const Node* n) const {

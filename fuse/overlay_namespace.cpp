@@ -21,18 +21,6 @@ namespace {
 constexpr uint64_t k_entry_room = 4096;
 } // namespace
 
-std::optional<OverlayFs::Found> OverlayFs::try_resolve_locked(Node* parent, std::string_view name,
-                                                              const std::string& path) {
-  try {
-    return resolve_locked(parent, name, path);
-  } catch (const SystemError& e) {
-    if (e.err() == ENOENT) {
-      return std::nullopt;
-    }
-    throw;
-  }
-}
-
 Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const std::string& path) {
   return entry_from_locked(parent, name, path, resolve_locked(parent, name, path));
 }
