@@ -17,11 +17,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -110,9 +113,71 @@ namespace {
 
 /// One non-directory of the upper layer: what classifying it needs of its stat.
 struct UpperObject {
+  UpperObject(std::string p, const struct stat& st)
+      : path(std::move(p)), mode(st.st_mode), size(static_cast<uint64_t>(st.st_size)),
+        ino(st.st_ino), mtime_ns(nanoseconds(st.st_mtim)), ctime_ns(nanoseconds(st.st_ctim)) {}
   std::string path;
   mode_t mode = 0;
   uint64_t size = 0;
+  uint64_t ino = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+};
+
+/// The directories of a walk not read yet, shared by the threads reading them.
+class WalkQueue {
+public:
+  explicit WalkQueue(std::string top) { m_todo.push_back(std::move(top)); }
+
+  /// The next directory to read; false when every directory was read (or a reader failed).
+  bool take(std::string& dir) {
+    std::unique_lock lock(m_mutex);
+    m_wake.wait(lock, [&] { return !m_todo.empty() || m_busy == 0 || m_error; });
+    if (m_error || m_todo.empty()) {
+      return false;
+    }
+    dir = std::move(m_todo.back());
+    m_todo.pop_back();
+    ++m_busy;
+    return true;
+  }
+
+  /// The directory taken last by this reader was read; `found` its subdirectories.
+  void done(std::vector<std::string>& found) {
+    {
+      std::lock_guard lock(m_mutex);
+      for (auto& d : found) {
+        m_todo.push_back(std::move(d));
+      }
+      --m_busy;
+    }
+    found.clear();
+    m_wake.notify_all();
+  }
+
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (!m_error) {
+        m_error = std::move(e);
+      }
+    }
+    m_wake.notify_all();
+  }
+
+  /// Rethrows what a reader failed with.
+  void check() const {
+    if (m_error) {
+      std::rethrow_exception(m_error);
+    }
+  }
+
+private:
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::vector<std::string> m_todo;
+  size_t m_busy = 0;
+  std::exception_ptr m_error;
 };
 
 /// Non-directories below directory `name` of `dir` (the directory's type from readdir, a
@@ -281,7 +346,7 @@ private:
       UniqueFd fd(open_beneath(m_upper.get(), path, O_PATH | O_NOFOLLOW));
       struct stat st {};
       if (fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-        m_upper_files.push_back({path, st.st_mode, static_cast<uint64_t>(st.st_size)});
+        m_upper_files.emplace_back(path, st);
       }
     }
   }
@@ -314,58 +379,93 @@ private:
         return; // the agent removed its git directory
       }
       if (!S_ISDIR(st.st_mode)) {
-        m_upper_files.push_back({".git", st.st_mode, static_cast<uint64_t>(st.st_size)});
+        m_upper_files.emplace_back(".git", st);
         return; // ... and put a file there (a gitdir: redirect)
       }
     }
-    std::vector<std::string> todo{m_scope == ChangeScope::AgentGit ? ".git" : ""};
+    // Reading directories and stating files is most of what this costs when the agent made
+    // many: two readers share the directories (each stat is a path lookup of its own). Not
+    // when counting: that asks the real tree as it goes, from one thread.
+    WalkQueue queue(m_scope == ChangeScope::AgentGit ? ".git" : "");
+    std::vector<UpperObject> helper_found;
+    std::unique_ptr<std::thread> helper;
+    if (!m_count_only && std::thread::hardware_concurrency() > 1) {
+      try {
+        helper = std::make_unique<std::thread>([&] { read_dirs(queue, helper_found); });
+      } catch (const std::system_error&) {
+        // No thread to be had: this one reads them all.
+      }
+    }
+    read_dirs(queue, m_upper_files);
+    if (helper) {
+      helper->join();
+    }
+    queue.check();
+    m_upper_files.reserve(m_upper_files.size() + helper_found.size());
+    std::move(helper_found.begin(), helper_found.end(), std::back_inserter(m_upper_files));
+  }
+
+  /// One reader of walk_upper: directories from `queue` until none is left, their
+  /// non-directories into `out`. Holds three fds at most.
+  void read_dirs(WalkQueue& queue, std::vector<UpperObject>& out) {
     std::string last_path; // the directory read last, still open: its subdirectories are
     UniqueFd last;         // opened from it, not walked again from the top
-    while (!todo.empty()) {
-      std::string dir = std::move(todo.back());
-      todo.pop_back();
-      UniqueFd fd;
-      if (last && path_within(dir, last_path) && dir != last_path) {
-        fd.reset(open_beneath(last.get(), dir.substr(last_path.empty() ? 0 : last_path.size() + 1),
-                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-      } else {
-        fd.reset(open_beneath(m_upper.get(), dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    std::vector<std::string> found;
+    std::string dir;
+    try {
+      while (queue.take(dir)) {
+        UniqueFd fd = read_dir(dir, last, last_path, found, out);
+        last = std::move(fd);
+        last_path = std::move(dir);
+        queue.done(found);
       }
-      if (!fd) {
-        throw_errno("read upper directory", dir);
-      }
-      DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
-      if (!d) {
-        throw_errno("read upper directory", dir);
-      }
-      std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
-      while (dirent* e = ::readdir(d)) {
-        if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
-          continue;
-        }
-        if (m_private_git && dir.empty() && std::strcmp(e->d_name, ".git") == 0) {
-          continue; // the agent's git (ChangeScope)
-        }
-        struct stat st {};
-        if (::fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-          continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-          std::string child = join_path(dir, e->d_name);
-          if (m_count_only && all_added(child)) {
-            std::optional<uint64_t> known = m_frozen ? m_frozen->files_below(child) : std::nullopt;
-            m_skipped += known ? *known : count_files_below(fd.get(), e->d_name);
-            continue;
-          }
-          todo.push_back(std::move(child));
-        } else {
-          m_upper_files.push_back(
-              {join_path(dir, e->d_name), st.st_mode, static_cast<uint64_t>(st.st_size)});
-        }
-      }
-      last = std::move(fd);
-      last_path = std::move(dir);
+    } catch (...) {
+      queue.fail(std::current_exception());
     }
+  }
+
+  UniqueFd read_dir(const std::string& dir, const UniqueFd& last, const std::string& last_path,
+                    std::vector<std::string>& subdirs, std::vector<UpperObject>& out) {
+    UniqueFd fd;
+    if (last && path_within(dir, last_path) && dir != last_path) {
+      fd.reset(open_beneath(last.get(), dir.substr(last_path.empty() ? 0 : last_path.size() + 1),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    } else {
+      fd.reset(open_beneath(m_upper.get(), dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    }
+    if (!fd) {
+      throw_errno("read upper directory", dir);
+    }
+    DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+    if (!d) {
+      throw_errno("read upper directory", dir);
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      if (m_private_git && dir.empty() && std::strcmp(e->d_name, ".git") == 0) {
+        continue; // the agent's git (ChangeScope)
+      }
+      struct stat st {};
+      // A directory needs no stat: the filesystem says what it is.
+      if (e->d_type != DT_DIR && ::fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        continue;
+      }
+      if (e->d_type == DT_DIR || S_ISDIR(st.st_mode)) {
+        std::string child = join_path(dir, e->d_name);
+        if (m_count_only && all_added(child)) {
+          std::optional<uint64_t> known = m_frozen ? m_frozen->files_below(child) : std::nullopt;
+          m_skipped += known ? *known : count_files_below(fd.get(), e->d_name);
+          continue;
+        }
+        subdirs.push_back(std::move(child));
+      } else {
+        out.emplace_back(join_path(dir, e->d_name), st);
+      }
+    }
+    return fd;
   }
 
   const PathMeta* record(const std::string& path) const {
@@ -458,6 +558,9 @@ private:
     c.real_mode = real_mode;
     c.mode = obj.mode;
     c.size = obj.size;
+    c.ino = obj.ino;
+    c.mtime_ns = obj.mtime_ns;
+    c.ctime_ns = obj.ctime_ns;
     if (!base || S_ISDIR(base->mode)) {
       if (base) { // a file where a directory stood: the directory's files are deleted
         c.kind = ChangeKind::TypeChanged;

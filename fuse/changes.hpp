@@ -31,6 +31,12 @@ struct Change {
   std::optional<Identity> base; ///< what was there before (M, T, D; R: the origin)
   mode_t mode = 0;              ///< st_mode in the view (0 for Deleted)
   uint64_t size = 0;            ///< size in the view
+  /// The view's object as the changes were computed (0 for Deleted): which inode, and when
+  /// its content (mtime) and its inode (ctime, which no one can set) last changed. Enough to
+  /// know later, without reading it, that a file is still what was read then.
+  uint64_t ino = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
   /// Deleted: no record of this file was made when the agent deleted it (a directory above it
   /// was removed or moved whole, or the person put the file there since): what the agent
   /// saw of it is unknown, so `ws apply` must not delete it on its own.
@@ -40,6 +46,11 @@ struct Change {
   /// elsewhere.
   std::optional<mode_t> real_mode;
 };
+
+/// A file time as Change keeps it.
+inline int64_t nanoseconds(const timespec& t) {
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
 
 /// Which changes compute_changes lists.
 enum class ChangeScope {

@@ -51,8 +51,10 @@ std::vector<size_t> held_folds(const std::vector<PlannedChange>& plan,
   for (size_t i = 0; i < order.size(); ++i) {
     order[i] = i;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; });
+  auto by_path = [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; };
+  if (!std::is_sorted(order.begin(), order.end(), by_path)) { // plans come sorted: no copy
+    std::stable_sort(order.begin(), order.end(), by_path);
+  }
   std::vector<filters::FoldItem> items;
   items.reserve(plan.size());
   for (size_t i : order) {

@@ -4,6 +4,7 @@
 #include "fuse/changes.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +37,10 @@ void probe_range(int upper, const std::vector<const std::string*>& paths, bool k
       if (!fd) {
         continue;
       }
+      struct stat st {};
+      if (::fstat(fd.get(), &st) != 0) {
+        continue;
+      }
       ssize_t n;
       do {
         n = ::pread(fd.get(), buf.get(), want, 0);
@@ -45,6 +50,8 @@ void probe_range(int upper, const std::vector<const std::string*>& paths, bool k
       }
       auto got = static_cast<size_t>(n);
       ContentProbe& p = out[i];
+      p.stamp = {st.st_ino, fuse::nanoseconds(st.st_ctim), fuse::nanoseconds(st.st_mtim),
+                 static_cast<uint64_t>(st.st_size)};
       p.binary = std::memchr(buf.get(), 0, std::min(got, k_binary_window)) != nullptr;
       // A short read of a regular file is its end.
       p.whole = keep && got < want;

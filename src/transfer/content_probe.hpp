@@ -1,5 +1,7 @@
 #pragma once
 
+#include "src/transfer/probe_cache.hpp"
+
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@ struct ContentProbe {
   bool binary = false;
   bool whole = false;  ///< `content` is the whole file
   std::string content; ///< set only when asked to keep content and `whole`
+  FileStamp stamp;     ///< the file read, as it was before it was read (ino 0: not read)
 };
 
 /// Probes the regular files at `paths` (relative to the upper layer `upper`, sorted so that

@@ -11,10 +11,12 @@
 #include "src/transfer/agent_git_facts.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/content_probe.hpp"
+#include "src/transfer/probe_cache.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -71,6 +73,8 @@ std::vector<std::string> own_paths(const Workspace& w) {
 
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
                                          const PlanRequest& request, const PlanProgress& progress) {
+  timespec start{};
+  ::clock_gettime(CLOCK_REALTIME, &start); // before any file is looked at: see ProbeCache
   std::vector<fuse::Change> changes =
       request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
                    : fuse::compute_changes(w.repo, source.state);
@@ -97,18 +101,34 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   // Every present regular file is read (is it binary?), all at once: see probe_contents.
   // Not one whose place withholds it whatever it holds (node_modules/, a virtual
   // environment...: most of what an `npm install` writes): its content decides nothing, and
-  // if the person includes it, the patch reads it then.
+  // if the person includes it, the patch reads it then. Nor, when no content is kept, one
+  // read by an earlier command and unchanged since (ProbeCache).
+  ProbeCache cache = source.checkpoint ? ProbeCache()
+                                       : ProbeCache(source.state.dir / "probe-cache", upper.get(),
+                                                    fuse::nanoseconds(start));
   std::vector<const std::string*> regular;
   std::vector<size_t> probe_of(changes.size(), SIZE_MAX);
+  std::vector<signed char> known_binary(changes.size(), -1);
   for (size_t i = 0; i < changes.size(); ++i) {
     const fuse::Change& c = changes[i];
-    bool held_by_place = c.from.empty() && filters::find_place(c.path) != nullptr;
-    if (c.kind != fuse::ChangeKind::Deleted && S_ISREG(c.mode) && !held_by_place) {
-      probe_of[i] = regular.size();
-      regular.push_back(&c.path);
+    if (c.kind == fuse::ChangeKind::Deleted || !S_ISREG(c.mode) ||
+        (c.from.empty() && filters::find_place(c.path) != nullptr)) {
+      continue;
     }
+    if (!request.keep_content) {
+      if (std::optional<bool> b = cache.binary({c.ino, c.ctime_ns, c.mtime_ns, c.size})) {
+        known_binary[i] = *b ? 1 : 0;
+        continue;
+      }
+    }
+    probe_of[i] = regular.size();
+    regular.push_back(&c.path);
   }
   std::vector<ContentProbe> probes = probe_contents(upper.get(), regular, request.keep_content);
+  for (const ContentProbe& p : probes) {
+    cache.learn(p.stamp, p.binary);
+  }
+  cache.save();
 
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
@@ -128,6 +148,8 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     bool present = c.kind != fuse::ChangeKind::Deleted;
     if (read) {
       f.binary = read->binary;
+    } else if (known_binary[i] >= 0) {
+      f.binary = known_binary[i] == 1;
     }
     if (present && S_ISLNK(c.mode)) {
       f.symlink_target = reader.view(c.path).content;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -293,6 +294,46 @@ TEST_CASE("transfer: a 20 MiB file is withheld as too large - included it lands 
   CHECK(
       sh("cmp " + q((w.view() / "data/big.txt").string()) + " data/big.txt", repo.path()).status ==
       0);
+}
+
+TEST_CASE("transfer: what ws status knows of a file follows an edit that keeps size and mtime") {
+  // ws status keeps whether each new file is binary (ProbeCache, keyed by inode, ctime,
+  // mtime and size) so that it need not read it again. The agent can rewrite a file with
+  // the same size and put its mtime back (touch -d): ctime, which it cannot set, must
+  // make the verdict follow.
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // The verdict `ws status` gives (diff reads every file anyway).
+  auto verdict_of = [&](const MountedWorkspace& ws, const std::string& path) {
+    Run st = ws.ws("status --json");
+    std::string key = "\"path\": \"" + path + "\"";
+    size_t at = st.out.find(key);
+    REQUIRE_MESSAGE(at != npos, (st.out + st.err));
+    std::string line = st.out.substr(at, st.out.find('\n', at) - at);
+    return line.find("\"reason\": \"binary content\"") != npos ? "withheld: binary content"
+           : line.find("\"verdict\": \"transfer\"") != npos    ? ""
+                                                               : line;
+  };
+  REQUIRE(w.in_view("printf 'hello world\\n' > a.txt && printf 'PNG\\000\\001\\002\\n' > b.dat")
+              .status == 0);
+  ::sleep(3); // older than the cache's settling time (2 s): kept
+  CHECK(verdict_of(w, "a.txt") == "");
+  CHECK(verdict_of(w, "b.dat") == "withheld: binary content");
+  REQUIRE(fs::exists(w.state_dir() / "probe-cache"));
+  CHECK(verdict_of(w, "a.txt") == ""); // answered from the cache
+  CHECK(verdict_of(w, "b.dat") == "withheld: binary content");
+
+  // Same size, same mtime, swapped kinds of content.
+  REQUIRE(w.in_view("m=$(stat -c %y a.txt) && n=$(stat -c %y b.dat) && "
+                    "printf 'hello\\000world\\n' > a.txt && printf 'PNG ok\\n' > b.dat && "
+                    "touch -d \"$m\" a.txt && touch -d \"$n\" b.dat")
+              .status == 0);
+  CHECK(verdict_of(w, "a.txt") == "withheld: binary content");
+  CHECK(verdict_of(w, "b.dat") == "");
+  ::sleep(3);
+  CHECK(verdict_of(w, "a.txt") == "withheld: binary content"); // learned again, then kept
+  CHECK(verdict_of(w, "a.txt") == "withheld: binary content");
+  CHECK(verdict_of(w, "b.dat") == "");
 }
 
 TEST_CASE("transfer: a binary file is withheld - included it lands byte for byte") {
