@@ -3,8 +3,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -60,7 +62,28 @@ public:
 
   /// "ws:<instance>:<seq>"
   std::string token_for(uint64_t seq) const;
-  uint64_t instance() const { return m_instance; }
+  uint64_t instance() const;
+  /// The last number given: a record saved at `seq()` is out of date once it moved.
+  uint64_t seq() const;
+
+  /// What a clean exit keeps for the next daemon (change_log_persist.hpp): the instance, its
+  /// numbers and every name on record, so the next daemon answers this one's tokens.
+  struct Saved {
+    uint64_t instance = 0;
+    uint64_t seq = 0;
+    uint64_t forgotten = 0;
+    std::vector<std::pair<uint64_t, std::string>> names; ///< by number, ascending
+  };
+  /// Nothing while blind: such a record cannot vouch for what it did not see.
+  std::optional<Saved> save() const;
+  /// Continues a saved record (before anything is noted): its tokens answer as if this
+  /// daemon had issued them.
+  void restore(Saved saved);
+
+  /// Called before the first page of every answer, besides the view's own watcher (a
+  /// restored record's watcher of the whole real tree); false: answer "everything".
+  void set_before_answer(std::function<bool()> sync);
+  bool before_answer() const;
 
 private:
   /// True with its number when this instance issued `token`.
@@ -68,7 +91,8 @@ private:
   void evict_locked();
 
   const size_t m_max;
-  const uint64_t m_instance;
+  std::atomic<uint64_t> m_instance;
+  std::function<bool()> m_before_answer; ///< set before the view serves
   mutable std::mutex m_mutex;
   uint64_t m_seq = 0;                                  ///< last number given
   std::atomic<uint64_t> m_issued{0};                   ///< last number handed out in a token
