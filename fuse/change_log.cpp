@@ -86,7 +86,20 @@ void ChangeLog::blind(const std::string& path) {
     return;
   }
   std::lock_guard lock(m_mutex);
-  m_blind.insert(path);
+  if (!m_covered) {
+    m_blind.insert(path);
+  }
+}
+
+void ChangeLog::set_covered() {
+  std::lock_guard lock(m_mutex);
+  m_covered = m_blind.empty() && !m_lost;
+}
+
+void ChangeLog::lose_cover() {
+  std::lock_guard lock(m_mutex);
+  m_covered = false;
+  m_lost = true;
 }
 
 void ChangeLog::unblind(const std::string& path, bool below) {
@@ -128,7 +141,7 @@ uint64_t ChangeLog::seq() const {
 
 std::optional<ChangeLog::Saved> ChangeLog::save() const {
   std::lock_guard lock(m_mutex);
-  if (!m_blind.empty()) {
+  if (!m_blind.empty() || m_lost) {
     return std::nullopt;
   }
   Saved s;
@@ -197,7 +210,7 @@ ChangeLog::Page ChangeLog::since(std::string_view token, uint64_t upto, uint64_t
   if (m_issued.load(std::memory_order_relaxed) < upto) {
     m_issued.store(upto, std::memory_order_release);
   }
-  if (!ours || from > upto || from < m_forgotten || !m_blind.empty()) {
+  if (!ours || from > upto || from < m_forgotten || !m_blind.empty() || m_lost) {
     page.everything = true;
     return page;
   }

@@ -48,6 +48,11 @@ public:
   void blind(const std::string& path);
   void unblind(const std::string& path, bool below);
   bool is_blind() const;
+  /// Every real-tree directory is watched by another watcher too (ChangeLogKeeper): a
+  /// directory the view stops watching is not blind. `lose_cover` when that watcher could
+  /// not watch a new directory: "everything" until the next mount.
+  void set_covered();
+  void lose_cover();
 
   struct Page {
     bool everything = false;        ///< answer "/": anything may have changed
@@ -100,6 +105,8 @@ private:
   std::map<uint64_t, std::string> m_by_seq;            ///< each name once, at its last change
   std::unordered_map<std::string, uint64_t> m_by_path; ///< name -> its key in m_by_seq
   std::set<std::string> m_blind;
+  bool m_covered = false; ///< blind() is moot: every real-tree directory is watched
+  bool m_lost = false;    ///< the cover was lost: everything, always
 };
 
 } // namespace ws::fuse

@@ -96,7 +96,7 @@ ChangeLogKeeper::~ChangeLogKeeper() {
   }
 }
 
-bool ChangeLogKeeper::scan(Manifest& out, bool watch) {
+bool ChangeLogKeeper::scan(Manifest& out, bool watch, const std::string& from) {
   // Depth first with a stack of open directories: fds only along one path.
   struct Dir {
     std::string path;
@@ -125,11 +125,12 @@ bool ChangeLogKeeper::scan(Manifest& out, bool watch) {
     return d;
   };
   std::vector<Dir> stack;
-  DIR* top = open_dir(AT_FDCWD, m_real.c_str(), "");
+  std::filesystem::path top_path = from.empty() ? m_real : m_real / from;
+  DIR* top = open_dir(AT_FDCWD, top_path.c_str(), from);
   if (!top) {
-    return false;
+    return errno == ENOENT && !from.empty(); // gone meanwhile: its parent's event says so
   }
-  stack.push_back({"", top});
+  stack.push_back({from, top});
   bool ok = true;
   while (!stack.empty() && ok) {
     Dir& cur = stack.back();
@@ -198,41 +199,46 @@ void ChangeLogKeeper::on_events(const LowerWatcher::Event* events, size_t count,
     }
     bool is_dir = e.name.empty() || (e.mask & IN_ISDIR);
     std::string path = e.name.empty() ? dir : join(dir, e.name);
-    if (is_dir && ((e.mask & (IN_MOVED_FROM | IN_MOVED_TO)) || (e.mask & IN_MOVE_SELF))) {
+    if (e.name.empty() && (e.mask & IN_MOVE_SELF)) {
+      continue; // its parent's event says where it went
+    }
+    if (is_dir && !e.name.empty() && (e.mask & (IN_MOVED_FROM | IN_MOVED_TO))) {
       // A real-tree directory renamed while served: the watches below it name old paths.
-      // Rare enough to answer "everything" once; the view's own watcher takes over what
-      // git looks at again.
-      std::lock_guard lock(m_mutex);
-      for (auto it = m_dirs.begin(); it != m_dirs.end();) {
-        if (within(it->second, path)) {
-          m_watcher->remove(it->first);
-          it = m_dirs.erase(it);
-        } else {
-          ++it;
+      // Watched again at its new place; rare enough to answer "everything" once.
+      {
+        std::lock_guard lock(m_mutex);
+        for (auto it = m_dirs.begin(); it != m_dirs.end();) {
+          if (within(it->second, path)) {
+            m_watcher->remove(it->first);
+            it = m_dirs.erase(it);
+          } else {
+            ++it;
+          }
         }
+      }
+      Manifest moved;
+      if ((e.mask & IN_MOVED_TO) && !scan(moved, true, path)) {
+        m_changes.lose_cover();
       }
       m_changes.note_everything();
       continue;
     }
     if (is_dir && !e.name.empty() && (e.mask & IN_CREATE)) {
-      // Watched before it is noted: git, told of it, reads what was made in it so far.
-      int fd = ::open((m_real / path).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      std::lock_guard lock(m_mutex);
-      int wd = fd >= 0 ? m_watcher->add(fd) : -1;
-      if (wd >= 0) {
-        m_dirs[wd] = path;
-      } else if (fd >= 0 || errno != ENOENT) {
-        m_changes.blind(path); // until the view watches it itself
+      // Watched (with whatever was made in it meanwhile) before it is noted, and what it
+      // holds noted too: git, told of it, reads all that.
+      Manifest made;
+      if (!scan(made, true, path)) {
+        m_changes.lose_cover();
       }
-      if (fd >= 0) {
-        ::close(fd);
+      for (const auto& [p, en] : made) {
+        m_changes.note(p, S_ISDIR(en.mode));
       }
     }
     m_changes.note(path, is_dir);
   }
 }
 
-bool ChangeLogKeeper::restore() {
+bool ChangeLogKeeper::load(ChangeLog::Saved& saved, Manifest& before) {
   std::string data;
   {
     std::ifstream in(m_file, std::ios::binary);
@@ -243,18 +249,16 @@ bool ChangeLogKeeper::restore() {
   }
   std::error_code ec;
   std::filesystem::remove(m_file, ec); // from here a crash leaves nothing to trust
-  Reader r{data};
   if (data.size() < 2 * sizeof k_magic || std::memcmp(data.data(), k_magic, sizeof k_magic) != 0 ||
       std::memcmp(data.data() + data.size() - sizeof k_trailer, k_trailer, sizeof k_trailer) != 0) {
     return false;
   }
-  r.data = std::string_view(data).substr(sizeof k_magic, data.size() - 2 * sizeof k_magic);
+  Reader r{std::string_view(data).substr(sizeof k_magic, data.size() - 2 * sizeof k_magic)};
   auto root = root_id(m_real);
   RootId saved_root{r.get<uint64_t>(), r.get<uint64_t>()};
   if (!root || root->dev != saved_root.dev || root->ino != saved_root.ino) {
     return false; // another real tree
   }
-  ChangeLog::Saved saved;
   saved.instance = r.get<uint64_t>();
   saved.seq = r.get<uint64_t>();
   saved.forgotten = r.get<uint64_t>();
@@ -263,7 +267,6 @@ bool ChangeLogKeeper::restore() {
     uint64_t seq = r.get<uint64_t>();
     saved.names.emplace_back(seq, r.get_str());
   }
-  Manifest before;
   auto entries = r.get<uint64_t>();
   for (uint64_t i = 0; r.ok && i < entries; ++i) {
     std::string path = r.get_str();
@@ -271,17 +274,34 @@ bool ChangeLogKeeper::restore() {
              r.get<int64_t>()};
     before.emplace_hint(before.end(), std::move(path), en);
   }
-  if (!r.ok || !r.data.empty()) {
-    return false;
+  return r.ok && r.data.empty();
+}
+
+bool ChangeLogKeeper::start() {
+  ChangeLog::Saved saved;
+  Manifest before;
+  bool kept = load(saved, before);
+  if (kept) {
+    m_changes.restore(std::move(saved));
   }
-  m_changes.restore(std::move(saved));
   m_watcher =
       std::make_unique<LowerWatcher>([this](const LowerWatcher::Event* events, size_t count,
                                             bool overflow) { on_events(events, count, overflow); });
   Manifest now;
   if (!scan(now, true)) {
-    m_watcher.reset();
-    m_changes.note_everything(); // cannot vouch: every saved token answers "/"
+    m_watcher.reset(); // the view's own watcher alone, as without a keeper
+    {
+      std::lock_guard lock(m_mutex);
+      m_dirs.clear();
+    }
+    if (kept) {
+      m_changes.note_everything(); // cannot vouch: every saved token answers "/"
+    }
+    return false;
+  }
+  m_changes.set_covered();
+  m_changes.set_before_answer([this] { return m_watcher->sync(2000); });
+  if (!kept) {
     return false;
   }
   // What the person did while nothing ran (each directory was watched before it was read,
@@ -316,7 +336,6 @@ bool ChangeLogKeeper::restore() {
       ++b;
     }
   }
-  m_changes.set_before_answer([this] { return m_watcher->sync(2000); });
   logger().info("fsmonitor: record continued from the last unmount ({} real-tree entries, {} "
                 "changed meanwhile)",
                 now.size(), noted);
@@ -328,11 +347,19 @@ void ChangeLogKeeper::save(const std::function<bool()>& sync_view) {
   Manifest now;
   // The manifest first, the watchers' catch-up after: an edit is either seen by a watcher
   // (on record) or made after its entry was read (a difference at the next mount).
-  if (!root || !scan(now, false) || !sync_view() || (m_watcher && !m_watcher->sync(2000))) {
+  if (!root || !scan(now, false)) {
+    logger().info("fsmonitor: the record is not kept: the real tree ('{}') cannot be read whole, "
+                  "or holds more than {} entries",
+                  m_real.string(), k_max_entries);
+    return;
+  }
+  if (!sync_view() || (m_watcher && !m_watcher->sync(2000))) {
+    logger().info("fsmonitor: the record is not kept: the watchers did not catch up");
     return;
   }
   std::optional<ChangeLog::Saved> saved = m_changes.save();
   if (!saved) {
+    logger().info("fsmonitor: the record is not kept: real-tree directories went unwatched");
     return; // blind: it cannot vouch for what it did not see
   }
   std::string out(k_magic, sizeof k_magic);

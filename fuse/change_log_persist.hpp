@@ -34,8 +34,9 @@ public:
   ChangeLogKeeper(const ChangeLogKeeper&) = delete;
   ChangeLogKeeper& operator=(const ChangeLogKeeper&) = delete;
 
-  /// At mount, before the view serves. Returns true when the record was continued.
-  bool restore();
+  /// At mount, before the view serves: watches the whole real tree and continues the saved
+  /// record if there is one. Returns true when it was continued.
+  bool start();
   /// At a clean exit, while the view's watcher still runs: `sync_view` lets it catch up.
   void save(const std::function<bool()>& sync_view);
 
@@ -55,9 +56,12 @@ private:
   };
   using Manifest = std::map<std::string, Entry>;
 
-  /// Every entry below the real tree but its top `.git`; with `watch`, each directory is
-  /// watched before it is read. False past the size limit or when a directory cannot be read.
-  bool scan(Manifest& out, bool watch);
+  /// Every entry below the real tree (from `from` on) but its top `.git`; with `watch`, each
+  /// directory is watched before it is read. False past the size limit or when a directory
+  /// cannot be read or watched (true when `from` went away meanwhile).
+  bool scan(Manifest& out, bool watch, const std::string& from = {});
+  /// Reads (and removes) the file; false when there is none or it cannot be trusted.
+  bool load(ChangeLog::Saved& saved, Manifest& before);
   void on_events(const LowerWatcher::Event* events, size_t count, bool overflow);
 
   ChangeLog& m_changes;

@@ -125,10 +125,11 @@ int run_daemon(const DaemonArgs& args) {
     if (const char* threads = std::getenv("WS_FUSE_THREADS")) { // tuning knob, see benchmarks.md
       mopts.max_threads = static_cast<unsigned>(std::max(1, std::atoi(threads)));
     }
-    // Before the view serves: git's fsmonitor record continued from the last clean unmount.
+    // Before the view serves: the real tree watched whole for git's fsmonitor, and its record
+    // continued from the last clean unmount.
     fuse::ChangeLogKeeper keeper(fs.changes(), args.lower,
                                  fuse::ChangeLogKeeper::file_in(layout.dir));
-    keeper.restore();
+    keeper.start();
     fuse::FuseSession session(fs, args.mountpoint, mopts);
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
     // After the session: it stops (and finishes any edit, whose invalidations go through
