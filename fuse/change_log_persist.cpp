@@ -202,13 +202,26 @@ void ChangeLogKeeper::on_events(const LowerWatcher::Event* events, size_t count,
     if (e.name.empty() && (e.mask & IN_MOVE_SELF)) {
       continue; // its parent's event says where it went
     }
-    if (is_dir && !e.name.empty() && (e.mask & (IN_MOVED_FROM | IN_MOVED_TO))) {
-      // A real-tree directory renamed while served: the watches below it name old paths.
-      // Watched again at its new place; rare enough to answer "everything" once.
+    if (is_dir && !e.name.empty() && (e.mask & IN_MOVED_FROM)) {
+      // A real-tree directory renamed away: the watches below it name old paths.
+      std::lock_guard lock(m_mutex);
+      for (auto it = m_dirs.begin(); it != m_dirs.end();) {
+        if (within(it->second, path)) {
+          m_watcher->remove(it->first);
+          it = m_dirs.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    if (is_dir && !e.name.empty() && (e.mask & (IN_CREATE | IN_MOVED_TO))) {
+      // Made or moved here: watched at this path (with whatever is in it by now) before it
+      // is noted, and what it holds noted too: git, told of it, reads all that, and drops
+      // what it cached of each directory below.
       {
         std::lock_guard lock(m_mutex);
         for (auto it = m_dirs.begin(); it != m_dirs.end();) {
-          if (within(it->second, path)) {
+          if (within(it->second, path)) { // an earlier scan of this path: made again below
             m_watcher->remove(it->first);
             it = m_dirs.erase(it);
           } else {
@@ -216,21 +229,11 @@ void ChangeLogKeeper::on_events(const LowerWatcher::Event* events, size_t count,
           }
         }
       }
-      Manifest moved;
-      if ((e.mask & IN_MOVED_TO) && !scan(moved, true, path)) {
+      Manifest found;
+      if (!scan(found, true, path)) {
         m_changes.lose_cover();
       }
-      m_changes.note_everything();
-      continue;
-    }
-    if (is_dir && !e.name.empty() && (e.mask & IN_CREATE)) {
-      // Watched (with whatever was made in it meanwhile) before it is noted, and what it
-      // holds noted too: git, told of it, reads all that.
-      Manifest made;
-      if (!scan(made, true, path)) {
-        m_changes.lose_cover();
-      }
-      for (const auto& [p, en] : made) {
+      for (const auto& [p, en] : found) {
         m_changes.note(p, S_ISDIR(en.mode));
       }
     }
