@@ -86,7 +86,20 @@ void ChangeLog::blind(const std::string& path) {
     return;
   }
   std::lock_guard lock(m_mutex);
-  m_blind.insert(path);
+  if (!m_covered) {
+    m_blind.insert(path);
+  }
+}
+
+void ChangeLog::set_covered() {
+  std::lock_guard lock(m_mutex);
+  m_covered = m_blind.empty() && !m_lost;
+}
+
+void ChangeLog::lose_cover() {
+  std::lock_guard lock(m_mutex);
+  m_covered = false;
+  m_lost = true;
 }
 
 void ChangeLog::unblind(const std::string& path, bool below) {
@@ -117,9 +130,57 @@ bool ChangeLog::is_blind() const {
   return !m_blind.empty();
 }
 
+uint64_t ChangeLog::instance() const {
+  return m_instance.load(std::memory_order_acquire);
+}
+
+uint64_t ChangeLog::seq() const {
+  std::lock_guard lock(m_mutex);
+  return m_seq;
+}
+
+std::optional<ChangeLog::Saved> ChangeLog::save() const {
+  std::lock_guard lock(m_mutex);
+  if (!m_blind.empty() || m_lost) {
+    return std::nullopt;
+  }
+  Saved s;
+  s.instance = instance();
+  s.seq = m_seq;
+  s.forgotten = m_forgotten;
+  s.names.assign(m_by_seq.begin(), m_by_seq.end());
+  return s;
+}
+
+void ChangeLog::restore(Saved saved) {
+  std::lock_guard lock(m_mutex);
+  m_instance.store(saved.instance, std::memory_order_release);
+  m_seq = saved.seq;
+  m_forgotten = saved.forgotten;
+  m_issued.store(saved.seq, std::memory_order_release);
+  m_by_seq.clear();
+  m_by_path.clear();
+  for (auto& [seq, name] : saved.names) {
+    if (seq <= m_forgotten || seq > m_seq || m_by_path.count(name) != 0) {
+      continue; // not what save() writes: keep the record consistent anyway
+    }
+    m_by_path.emplace(name, seq);
+    m_by_seq.emplace(seq, std::move(name));
+  }
+  evict_locked();
+}
+
+void ChangeLog::set_before_answer(std::function<bool()> sync) {
+  m_before_answer = std::move(sync);
+}
+
+bool ChangeLog::before_answer() const {
+  return !m_before_answer || m_before_answer();
+}
+
 std::string ChangeLog::token_for(uint64_t seq) const {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "ws:%016llx:%llu", static_cast<unsigned long long>(m_instance),
+  std::snprintf(buf, sizeof buf, "ws:%016llx:%llu", static_cast<unsigned long long>(instance()),
                 static_cast<unsigned long long>(seq));
   return buf;
 }
@@ -149,7 +210,7 @@ ChangeLog::Page ChangeLog::since(std::string_view token, uint64_t upto, uint64_t
   if (m_issued.load(std::memory_order_relaxed) < upto) {
     m_issued.store(upto, std::memory_order_release);
   }
-  if (!ours || from > upto || from < m_forgotten || !m_blind.empty()) {
+  if (!ours || from > upto || from < m_forgotten || !m_blind.empty() || m_lost) {
     page.everything = true;
     return page;
   }

@@ -3,8 +3,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -46,6 +48,11 @@ public:
   void blind(const std::string& path);
   void unblind(const std::string& path, bool below);
   bool is_blind() const;
+  /// Every real-tree directory is watched by another watcher too (ChangeLogKeeper): a
+  /// directory the view stops watching is not blind. `lose_cover` when that watcher could
+  /// not watch a new directory: "everything" until the next mount.
+  void set_covered();
+  void lose_cover();
 
   struct Page {
     bool everything = false;        ///< answer "/": anything may have changed
@@ -60,7 +67,28 @@ public:
 
   /// "ws:<instance>:<seq>"
   std::string token_for(uint64_t seq) const;
-  uint64_t instance() const { return m_instance; }
+  uint64_t instance() const;
+  /// The last number given: a record saved at `seq()` is out of date once it moved.
+  uint64_t seq() const;
+
+  /// What a clean exit keeps for the next daemon (change_log_persist.hpp): the instance, its
+  /// numbers and every name on record, so the next daemon answers this one's tokens.
+  struct Saved {
+    uint64_t instance = 0;
+    uint64_t seq = 0;
+    uint64_t forgotten = 0;
+    std::vector<std::pair<uint64_t, std::string>> names; ///< by number, ascending
+  };
+  /// Nothing while blind: such a record cannot vouch for what it did not see.
+  std::optional<Saved> save() const;
+  /// Continues a saved record (before anything is noted): its tokens answer as if this
+  /// daemon had issued them.
+  void restore(Saved saved);
+
+  /// Called before the first page of every answer, besides the view's own watcher (a
+  /// restored record's watcher of the whole real tree); false: answer "everything".
+  void set_before_answer(std::function<bool()> sync);
+  bool before_answer() const;
 
 private:
   /// True with its number when this instance issued `token`.
@@ -68,7 +96,8 @@ private:
   void evict_locked();
 
   const size_t m_max;
-  const uint64_t m_instance;
+  std::atomic<uint64_t> m_instance;
+  std::function<bool()> m_before_answer; ///< set before the view serves
   mutable std::mutex m_mutex;
   uint64_t m_seq = 0;                                  ///< last number given
   std::atomic<uint64_t> m_issued{0};                   ///< last number handed out in a token
@@ -76,6 +105,8 @@ private:
   std::map<uint64_t, std::string> m_by_seq;            ///< each name once, at its last change
   std::unordered_map<std::string, uint64_t> m_by_path; ///< name -> its key in m_by_seq
   std::set<std::string> m_blind;
+  bool m_covered = false; ///< blind() is moot: every real-tree directory is watched
+  bool m_lost = false;    ///< the cover was lost: everything, always
 };
 
 } // namespace ws::fuse

@@ -38,7 +38,7 @@ void fsmonitor_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void*, fu
     auto out = std::make_unique<FsmonitorBuffer>();
     FsmonitorAnswer& a = out->answer;
     // The person's edits made before git asked are on record once the watcher caught up.
-    bool synced = q.upto != 0 || fs->sync_watcher();
+    bool synced = q.upto != 0 || (fs->sync_watcher() && fs->changes().before_answer());
     ChangeLog::Page page =
         fs->changes().since(synced ? q.token : "", q.upto, q.cursor, sizeof a.names);
     a.version = k_fsmonitor_version;

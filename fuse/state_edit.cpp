@@ -2,6 +2,7 @@
 #include "fuse/state_edit.hpp"
 
 #include "fuse/agent_git_seed.hpp"
+#include "fuse/change_log_persist.hpp"
 #include "fuse/changes.hpp"
 #include "fuse/hash.hpp"
 #include "fuse/log.hpp"
@@ -418,8 +419,15 @@ uint64_t freeze_state(const StateDirs& dirs, const std::filesystem::path& dest) 
 
 void note_offline_edit(const StateDirs& dirs, const std::vector<std::string>& paths) {
   store::Marks marks;
+  bool view_changed = false;
   for (const std::string& p : paths) {
     marks.add(p, true);
+    view_changed = view_changed || !in_agent_git(p);
+  }
+  if (view_changed && !dirs.meta_db.empty()) {
+    // git's fsmonitor record kept at the last unmount knows nothing of this edit.
+    std::error_code gone;
+    std::filesystem::remove(ChangeLogKeeper::file_in(dirs.meta_db.parent_path()), gone);
   }
   std::error_code ec;
   std::filesystem::create_directories(dirs.store, ec);

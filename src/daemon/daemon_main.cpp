@@ -1,4 +1,5 @@
 // The daemon process: one per workspace, serving its view until it is unmounted.
+#include "fuse/change_log_persist.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/session.hpp"
@@ -124,6 +125,11 @@ int run_daemon(const DaemonArgs& args) {
     if (const char* threads = std::getenv("WS_FUSE_THREADS")) { // tuning knob, see benchmarks.md
       mopts.max_threads = static_cast<unsigned>(std::max(1, std::atoi(threads)));
     }
+    // Before the view serves: the real tree watched whole for git's fsmonitor, and its record
+    // continued from the last clean unmount.
+    fuse::ChangeLogKeeper keeper(fs.changes(), args.lower,
+                                 fuse::ChangeLogKeeper::file_in(layout.dir));
+    keeper.start();
     fuse::FuseSession session(fs, args.mountpoint, mopts);
     FlushOnSignal flusher(fs, layout.dir / "journal.flushed");
     // After the session: it stops (and finishes any edit, whose invalidations go through
@@ -136,6 +142,9 @@ int run_daemon(const DaemonArgs& args) {
       ::close(args.ready_fd);
     }
     int rc = session.run();
+    if (rc == 0) {
+      keeper.save([&fs] { return fs.sync_watcher(); }); // while the watchers still run
+    }
     spdlog::info("view unmounted; exiting ({})", rc);
     return rc == 0 ? 0 : 1;
   } catch (const std::exception& e) {

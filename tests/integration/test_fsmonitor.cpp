@@ -1,7 +1,8 @@
 // git's fsmonitor hook in a view (docs/fsmonitor.md): after any interleaving of the agent's
 // writes, the person's edits in the real tree, renames, deletes, daemon restarts and
 // `ws reset`, `git status` with the hook says exactly what it says without it; a token from
-// before a restart answers "everything"; the hook works inside `ws run`.
+// before a clean remount answers exactly, with what the person did while nothing ran (and
+// "everything" when the record could not be kept); the hook works inside `ws run`.
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -91,10 +92,14 @@ TEST_CASE("fsmonitor: git status with ws's hook equals git status without, over 
   for (int i = 0; i < steps; ++i) {
     std::string where, step;
     int kind = std::uniform_int_distribution<int>(0, 99)(rng);
-    if (kind < 2) {
-      step = "(restart the daemon)";
+    if (kind < 3) {
+      // The record is kept across a clean remount: what the person does meanwhile must show.
+      std::string offline = random_step(rng, where);
+      step = "(unmount; in the real tree: " + offline + "; mount)";
       w.unmount();
+      sh("(cd " + q(repo.path().string()) + " && " + offline + ") >/dev/null 2>&1");
       w.mount();
+      where.clear();
     } else if (kind < 4) {
       step = "(ws reset)";
       Run r = w.ws("reset");
@@ -123,7 +128,7 @@ TEST_CASE("fsmonitor: git status with ws's hook equals git status without, over 
   }
 }
 
-TEST_CASE("fsmonitor: the hook answers names since its token, and everything after a restart") {
+TEST_CASE("fsmonitor: the hook answers names since its token, across a clean remount too") {
   TestRepo repo;
   MountedWorkspace w(repo);
   // What git's first, full status does: the view looks at every directory, and watches it.
@@ -139,13 +144,36 @@ TEST_CASE("fsmonitor: the hook answers names since its token, and everything aft
   CHECK(next.out == "READ.md\nREADME.md\ndocs/guide/real.txt\nmade/\nsrc/util.c\n");
   Run again = w.in_view(q(hook()) + " 2 " + q(token) + " | tr '\\0' '\\n' | head -1");
   std::string later = again.out.substr(0, again.out.find('\n'));
+  // A clean remount keeps the record: the token answers what changed since, the person's
+  // edits while nothing was mounted included (an edit, a new file, a removal, a new directory).
   w.unmount();
+  REQUIRE(sh("echo z >> src/util.c && echo n > docs/new.txt && rm docs/guide/real.txt && "
+             "mkdir -p fresh/deep && echo f > fresh/deep/f.txt",
+             repo.path())
+              .status == 0);
+  w.mount();
+  Run kept = w.in_view(q(hook()) + " 2 " + q(later) + " | tr '\\0' '\\n' | tail -n +2 | sort");
+  REQUIRE(kept.status == 0);
+  CHECK(kept.out == "docs/guide/real.txt\ndocs/new.txt\nfresh/\nfresh/deep/\nfresh/deep/f.txt\n"
+                    "src/util.c\n");
+  // The new kernel knows no directory yet (the view watches none): the real tree is watched
+  // whole, so the person's edit there is on record too.
+  REQUIRE(sh("echo m >> src/main.c", repo.path()).status == 0);
+  Run now = w.in_view(q(hook()) + " 2 " + q(later) + " | tr '\\0' '\\n'");
+  CHECK(now.out.find("\nsrc/main.c\n") != std::string::npos);
+  later = now.out.substr(0, now.out.find('\n'));
+  // ws's own edits while unmounted (here `ws reset`) drop the kept record: "everything".
+  w.unmount();
+  REQUIRE(w.ws("reset").status == 0);
   w.mount();
   Run stale = w.in_view(q(hook()) + " 2 " + q(later) + " | tr '\\0' '\\n'");
   REQUIRE(stale.status == 0);
   std::string fresh = stale.out.substr(0, stale.out.find('\n'));
   CHECK(fresh != later);
   CHECK(stale.out == fresh + "\n/");
+  // A token no daemon of this view issued: everything.
+  Run other = w.in_view(q(hook()) + " 2 ws:0123456789abcdef:1 | tr '\\0' '\\n'");
+  CHECK(other.out.substr(other.out.find('\n')) == "\n/");
   // Not a view: git is told to look at everything (the hook fails).
   Run outside = sh(q(hook()) + " 2 " + q(fresh), repo.path());
   CHECK(outside.status != 0);

@@ -103,3 +103,34 @@ TEST_CASE("fuse::ChangeLog pages a long answer, a name changed meanwhile comes n
   CHECK(got == names);
   CHECK(all(log, first.token).paths == std::vector<std::string>{"dir/file-999"});
 }
+
+TEST_CASE("fuse::ChangeLog continues a saved record: its tokens answer exactly, or everything") {
+  ChangeLog log;
+  std::string t0 = all(log, "").token;
+  log.note("a.c", false);
+  std::string t1 = all(log, t0).token;
+  log.note("lib", true);
+  auto saved = log.save();
+  REQUIRE(saved);
+  ChangeLog next;
+  next.restore(*saved);
+  CHECK(next.instance() == log.instance());
+  CHECK(all(next, t0).paths == std::vector<std::string>{"a.c", "lib/"});
+  next.note("new.txt", false); // what the person did while nothing ran
+  CHECK(all(next, t1).paths == std::vector<std::string>{"lib/", "new.txt"});
+  ChangeLog other;
+  CHECK(all(other, t1).everything); // another instance's token
+  SUBCASE("a blind record is not saved") {
+    next.blind("x");
+    CHECK_FALSE(next.save());
+  }
+  SUBCASE("covered by a whole-tree watch: a directory the view stops watching is not blind") {
+    next.set_covered();
+    std::string t2 = all(next, t1).token;
+    next.blind("x");
+    CHECK_FALSE(all(next, t2).everything);
+    next.lose_cover(); // that watch missed a directory: everything, and nothing to save
+    CHECK(all(next, t2).everything);
+    CHECK_FALSE(next.save());
+  }
+}
