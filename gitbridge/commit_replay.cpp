@@ -93,7 +93,8 @@ std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree
   for (auto& p : paths) {
     specs.push_back(p.data());
   }
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  git_diff_options opts;
+  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
   opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
   opts.pathspec.strings = specs.data();
   opts.pathspec.count = specs.size();
@@ -101,7 +102,8 @@ std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree
   git_check(git_diff_tree_to_tree(&raw, repo, a, b, &opts), "compare two trees");
   DiffPtr diff(raw);
   if (renames) {
-    git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+    git_diff_find_options find;
+    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
     find.flags = GIT_DIFF_FIND_RENAMES;
     git_check(git_diff_find_similar(diff.get(), &find), "find renames");
   }
@@ -264,7 +266,8 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
       }
     }
     TreePtr ours = tree_of(current.get());
-    git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
+    git_merge_options opts;
+    git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
     git_index* raw_index = nullptr;
     git_check(git_merge_trees(&raw_index, repo, base.get(), ours.get(), theirs.get(), &opts),
               "replay " + short_id(rc.info.id));
