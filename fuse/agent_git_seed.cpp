@@ -36,7 +36,7 @@ UniqueFd open_real_dir(const std::filesystem::path& p) {
 
 class Seeder {
 public:
-  Seeder(const StateDirs& dirs, int git) : m_dirs(dirs), m_git(git) {}
+  explicit Seeder(int git) : m_git(git) {}
 
   /// Copies `rel` (a file or a whole directory) of the real directory `from` to the same
   /// place in the private `.git`; `skip` names paths (relative to `.git`) left out.
@@ -141,7 +141,6 @@ private:
     m_records.emplace_back(path, meta);
   }
 
-  const StateDirs& m_dirs;
   int m_git;
   std::vector<std::pair<std::string, PathMeta>> m_records;
 };
@@ -205,7 +204,7 @@ void seed_agent_git(const StateDirs& dirs, const RealGitSource& real) {
     throw_errno("make the agent's git: mkdir", ".git");
   }
   UniqueFd git = open_dir(dirs.upper, ".git", ".git");
-  Seeder s(dirs, git.get());
+  Seeder s(git.get());
   // Per working tree: where HEAD and the index are.
   s.copy(git_dir.get(), "HEAD");
   s.copy(git_dir.get(), "index");
