@@ -109,7 +109,7 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   for (const auto& m : spec.host.masked) {
     bool shown = !under_any(m, covered) || under_any(m, spec.host.read_only) ||
                  under_any(m, spec.readable) || under_any(m, spec.writable);
-    if (shown && !under_any(m, {spec.project})) {
+    if (shown && !is_under_or_same(m, spec.project)) {
       add({"--ro-bind", "/dev/null", m.string()});
     }
   }
@@ -124,7 +124,7 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (!probe) {
     add({"--ro-bind", spec.init.string(), init_mount(spec).string()});
     // Not over the view: an agent rebuilding ws in its own project must find its file there.
-    if (!spec.fsmonitor_hook.empty() && !under_any(spec.fsmonitor_hook, {spec.project})) {
+    if (!spec.fsmonitor_hook.empty() && !is_under_or_same(spec.fsmonitor_hook, spec.project)) {
       add({"--ro-bind", spec.fsmonitor_hook.string(), spec.fsmonitor_hook.string()});
     }
   }
