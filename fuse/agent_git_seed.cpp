@@ -21,15 +21,6 @@ namespace {
 /// Below the private `.git`, merged with the real common directory's.
 constexpr std::array<std::string_view, 3> k_shared = {"objects", "modules", "lfs"};
 
-Identity identity_of(const struct stat& st) {
-  Identity id;
-  id.ino = st.st_ino;
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  id.mode = st.st_mode;
-  return id;
-}
-
 UniqueFd open_real_dir(const std::filesystem::path& p) {
   return UniqueFd(::open(p.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
 }

@@ -3,6 +3,8 @@
 #include "fuse/hash.hpp"
 #include "fuse/sqlite.hpp"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -24,6 +26,16 @@ struct Identity {
   std::optional<Hash128> hash; ///< content hash, when it was read (copy-up); symlinks: target
   bool operator==(const Identity&) const = default;
 };
+
+/// What a stat says of an object, no hash: the one place that turns a stat into an Identity.
+inline Identity identity_of(const struct stat& st) {
+  Identity id;
+  id.ino = st.st_ino;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id.mode = st.st_mode;
+  return id;
+}
 
 /// Per-path overlay metadata. A path with no record is plain: upper wins, else lower shows.
 struct PathMeta {

@@ -117,12 +117,7 @@ void copy_user_xattrs(const std::string& from, const std::string& to) {
 } // namespace
 
 Identity OverlayFs::lower_identity(const struct stat& st) const {
-  Identity id;
-  id.ino = st.st_ino;
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = mtime_ns(st);
-  id.mode = st.st_mode;
-  return id;
+  return identity_of(st);
 }
 
 Identity OverlayFs::save_base(int lower_dir, const std::string& name, const std::string& path,

@@ -31,15 +31,6 @@ std::string unique_name(const char* prefix) {
   return prefix + std::to_string(::getpid()) + "-" + std::to_string(g_tmp_counter.fetch_add(1));
 }
 
-Identity identity_of(const struct stat& st) {
-  Identity id;
-  id.ino = st.st_ino;
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  id.mode = st.st_mode;
-  return id;
-}
-
 } // namespace
 
 std::vector<std::string> minimal_roots(std::vector<std::string> paths) {
