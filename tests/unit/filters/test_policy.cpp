@@ -2,6 +2,7 @@
 // the verdict and a piece of the reason a person reads, so a rule that fires for the wrong
 // cause fails too.
 #include "filters/policy.hpp"
+#include "tests/support/path_facts.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,47 +12,9 @@
 #include <vector>
 
 using namespace ws::filters;
+using namespace ws::test;
 
 namespace {
-
-constexpr mode_t k_file = S_IFREG | 0644;
-constexpr mode_t k_exe = S_IFREG | 0755;
-
-PathFacts facts(ChangeType type, std::string path, mode_t mode = k_file) {
-  PathFacts f;
-  f.type = type;
-  f.path = std::move(path);
-  f.mode = type == ChangeType::Deleted ? 0 : mode;
-  f.base_mode = type == ChangeType::Added ? 0 : k_file;
-  f.real_mode = f.base_mode; // the real tree still has what the view started from
-  f.size = 100;
-  return f;
-}
-PathFacts added(std::string path, mode_t mode = k_file) {
-  return facts(ChangeType::Added, std::move(path), mode);
-}
-PathFacts modified(std::string path, mode_t mode = k_file) {
-  return facts(ChangeType::Modified, std::move(path), mode);
-}
-PathFacts deleted(std::string path) {
-  return facts(ChangeType::Deleted, std::move(path));
-}
-PathFacts renamed(std::string from, std::string path, mode_t mode = k_file) {
-  PathFacts f = facts(ChangeType::Renamed, std::move(path), mode);
-  f.from = std::move(from);
-  f.base_mode = 0;
-  f.real_mode = 0; // nothing stood at the new name
-  return f;
-}
-PathFacts symlink(std::string path, std::string target) {
-  PathFacts f = added(std::move(path), S_IFLNK | 0777);
-  f.symlink_target = std::move(target);
-  return f;
-}
-template <class Fn> PathFacts with(PathFacts f, Fn&& change) {
-  change(f);
-  return f;
-}
 
 struct Row {
   const char* what;

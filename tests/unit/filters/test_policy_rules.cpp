@@ -3,6 +3,7 @@
 // real repository's core.hooksPath. Each row checks the verdict and the reason a person reads.
 #include "filters/pattern.hpp"
 #include "filters/policy.hpp"
+#include "tests/support/path_facts.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,46 +13,9 @@
 #include <vector>
 
 using namespace ws::filters;
+using namespace ws::test;
 
 namespace {
-
-constexpr mode_t k_file = S_IFREG | 0644;
-constexpr mode_t k_exe = S_IFREG | 0755;
-
-PathFacts facts(ChangeType type, std::string path, mode_t mode = k_file) {
-  PathFacts f;
-  f.type = type;
-  f.path = std::move(path);
-  f.mode = type == ChangeType::Deleted ? 0 : mode;
-  f.base_mode = f.real_mode = type == ChangeType::Added ? 0 : k_file;
-  f.size = 100;
-  return f;
-}
-PathFacts added(std::string path, mode_t mode = k_file) {
-  return facts(ChangeType::Added, std::move(path), mode);
-}
-PathFacts modified(std::string path) {
-  return facts(ChangeType::Modified, std::move(path));
-}
-PathFacts deleted(std::string path) {
-  return facts(ChangeType::Deleted, std::move(path));
-}
-PathFacts renamed(std::string from, std::string path) {
-  PathFacts f = facts(ChangeType::Renamed, std::move(path));
-  f.from = std::move(from);
-  f.base_mode = f.real_mode = 0;
-  return f;
-}
-PathFacts symlink(std::string path, std::string target, SymlinkReach reach) {
-  PathFacts f = added(std::move(path), S_IFLNK | 0777);
-  f.symlink_target = std::move(target);
-  f.symlink_reach = reach;
-  return f;
-}
-template <class Fn> PathFacts with(PathFacts f, Fn&& change) {
-  change(f);
-  return f;
-}
 
 struct Row {
   std::string what;
