@@ -33,6 +33,13 @@ public:
 
   std::string screen() const { return sh("tmux -S " + q(m_socket) + " capture-pane -p").out; }
 
+  /// Resizes the terminal, as a person dragging its window does.
+  void resize(int cols, int rows) const {
+    REQUIRE(sh("tmux -S " + q(m_socket) + " resize-window -x " + std::to_string(cols) + " -y " +
+               std::to_string(rows))
+                .status == 0);
+  }
+
   /// Waits up to `limit` for `text` on the screen; fails the test with the screen if not.
   void wait_for(const std::string& text,
                 std::chrono::seconds limit = std::chrono::seconds(20)) const {
@@ -66,6 +73,15 @@ private:
 
 inline bool have_tmux() {
   return sh("command -v tmux").status == 0;
+}
+
+/// have_tmux(), saying that the test is skipped when it is not.
+inline bool tmux_or_skip() {
+  if (have_tmux()) {
+    return true;
+  }
+  MESSAGE("tmux is not installed: skipped");
+  return false;
 }
 
 } // namespace ws::test

@@ -6,6 +6,7 @@
 // before it reads the workspace), so keys are typed during the load whatever the machine's
 // speed: the tests assert what the keys did, never how long anything took.
 #include "tests/integration/review_terminal.hpp"
+#include "tests/integration/review_work.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,62 +21,34 @@ namespace {
 
 constexpr auto npos = std::string::npos;
 
-/// "line 1\n" ... "line N\n", with lines `a`, `b` and `c` replaced by "CHANGED k".
-std::string lines(int n, int a = 0, int b = 0, int c = 0) {
-  std::string out;
-  for (int i = 1; i <= n; ++i) {
-    bool changed = i == a || i == b || i == c;
-    out += (changed ? "CHANGED " : "line ") + std::to_string(i) + "\n";
+/// A workspace with agent_work() and `packages` x 100 files under node_modules/, whose
+/// review waits to load until open_gate() (WS_TEST_REVIEW_LOAD_GATE).
+struct HeldLoad {
+  explicit HeldLoad(int packages) : w(repo) { agent_work(repo, w, packages); }
+  /// `ws review` in a terminal `cols` wide and 30 rows high, held before it loads.
+  ReviewTerminal review(int cols) const {
+    return ReviewTerminal(w, repo, "", cols, 30, "WS_TEST_REVIEW_LOAD_GATE=" + q(gate.string()));
   }
-  return out;
-}
+  void open_gate() const { std::ofstream(gate) << "go\n"; }
+  void close_gate() const { fs::remove(gate); }
 
-/// The agent's work of test_review.cpp (three hunks in notes.txt, a deletion, a new file,
-/// an edit of src/main.c, a withheld new executable), plus `packages` x 100 files under
-/// node_modules/.
-void agent_work(const TestRepo& repo, const MountedWorkspace& w, int packages) {
-  repo.write("notes.txt", lines(30));
-  REQUIRE(sh("git add -A && git -c user.name=T -c user.email=t@e commit -qm notes", repo.path())
-              .status == 0);
-  Run r = w.in_view("printf '%s' " + q(lines(30, 2, 15, 28)) +
-                    " > notes.txt"
-                    " && rm README.md && echo new > new.txt && sed -i 's/return/  return/' "
-                    "src/main.c && printf '#!/bin/sh\\necho hi\\n' > tool.sh && chmod +x tool.sh");
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  r = w.in_view(
-      "python3 -c " +
-      q("import os\nfor p in range(" + std::to_string(packages) +
-        "):\n"
-        "    d = 'node_modules/pkg%d/lib' % p\n"
-        "    os.makedirs(d)\n"
-        "    for i in range(100):\n"
-        "        open('%s/f%d.js' % (d, i), 'w').write('module.exports = %d;\\n' % i)\n"));
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-}
-
-/// The environment that holds the review's loading until `gate` exists.
-std::string held_by(const fs::path& gate) {
-  return "WS_TEST_REVIEW_LOAD_GATE=" + q(gate.string());
-}
-
-void open_gate(const fs::path& gate) {
-  std::ofstream(gate) << "go\n";
-}
+  TestRepo repo;
+  MountedWorkspace w;
+  TempDir gate_dir;
+  fs::path gate = gate_dir.path() / "gate";
+};
 
 } // namespace
 
 TEST_CASE("review scale: keys typed while it loads apply in order - a folded directory expands "
           "- finishing lands what it did before") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
-  TestRepo repo;
-  MountedWorkspace w(repo);
-  agent_work(repo, w, 10);
-  TempDir gate_dir;
-  fs::path gate = gate_dir.path() / "gate";
-  ReviewTerminal t(w, repo, "", 140, 30, held_by(gate));
+  HeldLoad held(10);
+  const TestRepo& repo = held.repo;
+  const MountedWorkspace& w = held.w;
+  ReviewTerminal t = held.review(140);
   // The first screen is up while nothing is loaded yet; keys typed now are kept.
   t.wait_for("loading");
   // List order: README.md (D), new.txt, notes.txt, src/main.c. Accept README.md, reject
@@ -87,7 +60,7 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   t.send("Tab");
   t.wait_for("7 keys waiting");
   CHECK(t.screen().find("decided") == npos); // still loading: nothing was applied yet
-  open_gate(gate);
+  held.open_gate();
   t.wait_for("3/4 decided");
   std::string s = t.screen();
   CHECK(s.find("[+] D README.md") != npos);
@@ -136,35 +109,29 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
 }
 
 TEST_CASE("review scale: q typed while it loads quits once loaded - Ctrl-C leaves at once") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
-  TestRepo repo;
-  MountedWorkspace w(repo);
-  agent_work(repo, w, 1);
-  TempDir gate_dir;
-  fs::path gate = gate_dir.path() / "gate";
+  HeldLoad held(1);
   {
-    ReviewTerminal t(w, repo, "", 100, 30, held_by(gate));
+    ReviewTerminal t = held.review(100);
     t.wait_for("loading");
     t.keys("q", "1 key waiting");
-    open_gate(gate);
+    held.open_gate();
     t.wait_for("ws-exit=0");
     CHECK(t.screen().find("nothing landed") != npos);
   }
-  fs::remove(gate);
-  ReviewTerminal t(w, repo, "", 100, 30, held_by(gate));
+  held.close_gate();
+  ReviewTerminal t = held.review(100);
   t.wait_for("loading");
   t.keys("a", "1 key waiting");
   t.keys("C-c", "ws-exit=130"); // while the load is still held
   CHECK(t.screen().find("interrupted; nothing landed") != npos);
-  CHECK(sh("git status --porcelain", repo.path()).out.empty());
+  CHECK(sh("git status --porcelain", held.repo.path()).out.empty());
 }
 
 TEST_CASE("review scale: a withheld directory taken whole lands every file - rewritten, none") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
