@@ -1,5 +1,6 @@
 // Usage, help, version and mistakes: what `ws` says before it does anything.
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,8 +11,21 @@ namespace {
 Run run_ws(const std::string& args, const std::filesystem::path& dir = {}) {
   return sh(q(ws_binary().string()) + " " + args, dir);
 }
+/// The ws command line with its state and runtime directories in `state`.
+std::string ws_in(const TempDir& state) {
+  return "XDG_DATA_HOME=" + q((state.path() / "d").string()) +
+         " XDG_RUNTIME_DIR=" + q((state.path() / "r").string()) + " " + q(ws_binary().string());
+}
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+/// `ws ARGS` is a mistake of the person's: exit 2, and stderr says each of `says`.
+Run check_mistake(const std::string& args, const std::vector<std::string_view>& says) {
+  CAPTURE(args);
+  Run r = run_ws(args);
+  CHECK(r.status == 2);
+  check_has_all(r.err, says);
+  return r;
 }
 } // namespace
 
@@ -27,13 +41,8 @@ TEST_CASE("usage: ws alone prints the help, -V and version print the version") {
     CAPTURE(flag);
     CHECK(v.status == 0);
     CHECK(v.out.rfind("ws 0.", 0) == 0);
-    CHECK(has(v.out, " (commit "));
-    CHECK(has(v.out, "libfuse 3."));
-    CHECK(has(v.out, "kernel FUSE protocol "));
-    CHECK(has(v.out, "Landlock"));
-    CHECK(has(v.out, "unprivileged user namespaces: "));
-    CHECK(has(v.out, "bubblewrap"));
-    CHECK(has(v.out, "slirp4netns"));
+    check_has_all(v.out, {" (commit ", "libfuse 3.", "kernel FUSE protocol ", "Landlock",
+                          "unprivileged user namespaces: ", "bubblewrap", "slirp4netns"});
     CHECK(v.out.back() == '\n');
     CHECK(v.out.find("\n\n") == std::string::npos);
   }
@@ -61,94 +70,65 @@ TEST_CASE("usage: built outside a git checkout (a release tarball), the commit i
 }
 
 TEST_CASE("usage: a mistyped command gets the closest ones, the usage, exit 2") {
-  Run r = run_ws("stauts");
-  CHECK(r.status == 2);
-  CHECK(has(r.err, "ws: error: 'stauts' is not a ws command"));
-  CHECK(has(r.err, "hint: did you mean 'ws status'?"));
-  CHECK(has(r.err, "Usage: ws "));
+  Run r = check_mistake("stauts", {"ws: error: 'stauts' is not a ws command",
+                                   "hint: did you mean 'ws status'?", "Usage: ws "});
   CHECK(r.out.empty());
-  Run two = run_ws("check");
-  CHECK(has(two.err, "'ws checkpoint' or 'ws checkpoints'"));
-  Run none = run_ws("zzzzzzzz");
-  CHECK(none.status == 2);
-  CHECK(has(none.err, "hint: 'ws --help' lists every command"));
-  Run help = run_ws("help stauts");
-  CHECK(help.status == 2);
-  CHECK(has(help.err, "did you mean 'ws help status'?"));
+  check_mistake("check", {"'ws checkpoint' or 'ws checkpoints'"});
+  check_mistake("zzzzzzzz", {"hint: 'ws --help' lists every command"});
+  check_mistake("help stauts", {"did you mean 'ws help status'?"});
 }
 
 TEST_CASE("usage: a mistyped option gets the closest ones and the command's usage") {
-  Run r = run_ws("status --jsn");
-  CHECK(r.status == 2);
-  CHECK(has(r.err, "ws: error: unknown option '--jsn' for 'ws status'"));
-  CHECK(has(r.err, "hint: did you mean '--json'?"));
-  CHECK(has(r.err, "Usage: ws [-C DIR] [-w WORKSPACE] status [OPTIONS]"));
-  CHECK(has(r.err, "--verbose"));
-  Run global = run_ws("log --worksapce x");
-  CHECK(has(global.err, "did you mean '--workspace'?"));
-  Run value = run_ws("diff --color=sometimes");
-  CHECK(value.status == 2);
-  CHECK(has(value.err, "ws: error: "));
-  CHECK(has(value.err, "Usage: ws [-C DIR] [-w WORKSPACE] diff"));
-  Run missing = run_ws("rm");
-  CHECK(missing.status == 2);
-  CHECK(has(missing.err, "ws: error: 'ws rm' needs NAME"));
-  CHECK(has(missing.err, "Usage: ws [-C DIR] [-w WORKSPACE] rm [OPTIONS] NAME"));
-  Run agentless = run_ws("run --writable /tmp");
-  CHECK(agentless.status == 2);
-  CHECK(has(agentless.err, "ws: error: 'ws run' needs COMMAND"));
-  CHECK(has(agentless.err, "Usage: ws [-C DIR] [-w WORKSPACE] run [OPTIONS] [--] COMMAND"));
-  Run extra = run_ws("status surplus");
-  CHECK(extra.status == 2);
-  CHECK(has(extra.err, "'ws status' takes no argument 'surplus'"));
+  check_mistake("status --jsn",
+                {"ws: error: unknown option '--jsn' for 'ws status'",
+                 "hint: did you mean '--json'?",
+                 "Usage: ws [-C DIR] [-w WORKSPACE] status [OPTIONS]", "--verbose"});
+  check_mistake("log --worksapce x", {"did you mean '--workspace'?"});
+  check_mistake("diff --color=sometimes",
+                {"ws: error: ", "Usage: ws [-C DIR] [-w WORKSPACE] diff"});
+  check_mistake("rm", {"ws: error: 'ws rm' needs NAME",
+                       "Usage: ws [-C DIR] [-w WORKSPACE] rm [OPTIONS] NAME"});
+  check_mistake("run --writable /tmp",
+                {"ws: error: 'ws run' needs COMMAND",
+                 "Usage: ws [-C DIR] [-w WORKSPACE] run [OPTIONS] [--] COMMAND"});
+  check_mistake("status surplus", {"'ws status' takes no argument 'surplus'"});
   // A command's argument that names another command stays an argument.
-  Run second = run_ws("list status");
-  CHECK(second.status == 2);
-  CHECK(has(second.err, "'ws list' takes no argument 'status'"));
+  check_mistake("list status", {"'ws list' takes no argument 'status'"});
   CHECK(run_ws("help log").out.rfind("Show every write", 0) == 0);
 }
 
 TEST_CASE("usage: a command of commands names them, and its mistyped ones get the closest") {
-  Run alone = run_ws("profile");
-  CHECK(alone.status == 2);
-  CHECK(has(alone.err, "ws: error: 'ws profile' needs a command: list, show, diff or reset"));
-  CHECK(has(alone.err, "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"));
-  Run typo = run_ws("profile dif claude");
-  CHECK(typo.status == 2);
-  CHECK(has(typo.err, "ws: error: 'dif' is not a 'ws profile' command"));
-  CHECK(has(typo.err, "hint: did you mean 'ws profile diff'?"));
-  Run option = run_ws("profile diff --jsn claude");
-  CHECK(option.status == 2);
-  CHECK(has(option.err, "unknown option '--jsn' for 'ws profile diff'"));
-  CHECK(has(option.err, "Usage: ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME"));
-  Run missing = run_ws("profile show");
-  CHECK(has(missing.err, "ws: error: 'ws profile show' needs NAME"));
+  check_mistake("profile", {"ws: error: 'ws profile' needs a command: list, show, diff or reset",
+                            "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"});
+  check_mistake("profile dif claude", {"ws: error: 'dif' is not a 'ws profile' command",
+                                       "hint: did you mean 'ws profile diff'?"});
+  check_mistake("profile diff --jsn claude",
+                {"unknown option '--jsn' for 'ws profile diff'",
+                 "Usage: ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME"});
+  check_mistake("profile show", {"ws: error: 'ws profile show' needs NAME"});
   CHECK(has(run_ws("help profile diff").out,
             "Usage: ws [-C DIR] [-w WORKSPACE] profile diff [OPTIONS] NAME"));
-  CHECK(has(run_ws("help profile dif").err, "did you mean 'ws help profile diff'?"));
+  check_mistake("help profile dif", {"did you mean 'ws help profile diff'?"});
 }
 
 TEST_CASE("usage: --help names the program, the command's arguments and the global options") {
   Run top = run_ws("--help");
   CHECK(top.status == 0);
-  CHECK(has(top.out, "Usage: ws "));
-  CHECK(has(top.out, "ws doctor"));
+  check_has_all(top.out, {"Usage: ws ", "ws doctor"});
   Run run = run_ws("run --help");
   CHECK(run.status == 0);
-  CHECK(has(run.out, "Usage: ws [-C DIR] [-w WORKSPACE] run [OPTIONS] [--] COMMAND [ARGS...]"));
-  CHECK(has(run.out, "Global options, before or after the command: -C DIR, -w/--workspace"));
+  check_has_all(run.out, {"Usage: ws [-C DIR] [-w WORKSPACE] run [OPTIONS] [--] COMMAND [ARGS...]",
+                          "Global options, before or after the command: -C DIR, -w/--workspace"});
   Run diff = run_ws("help diff");
   CHECK(diff.status == 0);
-  CHECK(has(diff.out, "Usage: ws [-C DIR] [-w WORKSPACE] diff [OPTIONS] [PATHS...]"));
-  CHECK(has(diff.out, "-w/--workspace WORKSPACE"));
+  check_has_all(diff.out, {"Usage: ws [-C DIR] [-w WORKSPACE] diff [OPTIONS] [PATHS...]",
+                           "-w/--workspace WORKSPACE"});
 }
 
 TEST_CASE("usage: -C and -w are taken before and after the command") {
   TestRepo repo;
   TempDir state;
-  std::string env = "XDG_DATA_HOME=" + q((state.path() / "d").string()) +
-                    " XDG_RUNTIME_DIR=" + q((state.path() / "r").string()) + " ";
-  std::string bin = env + q(ws_binary().string());
+  std::string bin = ws_in(state);
   std::string at = q(repo.path().string());
   REQUIRE(sh(bin + " -C " + at + " new second").status == 0);
   for (const std::string& args : {"-C " + at + " -w second list", "list -C " + at + " -w second",
@@ -166,12 +146,9 @@ TEST_CASE("usage: -C and -w are taken before and after the command") {
 TEST_CASE("doctor: every precondition with its fix, exit 0 only when none fails") {
   Run r = run_ws("doctor");
   CHECK((r.status == 0 || r.status == 1));
-  for (const char* check : {"FUSE device", "fusermount3", "user_allow_other", "FUSE mount",
-                            "user namespaces", "bubblewrap", "sandbox", "slirp4netns",
-                            "/dev/net/tun", "Landlock", "state directories", "disk space", "git"}) {
-    CAPTURE(check);
-    CHECK(has(r.out, check));
-  }
+  check_has_all(r.out, {"FUSE device", "fusermount3", "user_allow_other", "FUSE mount",
+                        "user namespaces", "bubblewrap", "sandbox", "slirp4netns", "/dev/net/tun",
+                        "Landlock", "state directories", "disk space", "git"});
   CHECK(has(r.out, "FAIL ") == (r.status == 1));
   Run json = run_ws("doctor --json");
   CHECK(json.status == r.status);
@@ -189,18 +166,13 @@ TEST_CASE("doctor: a missing precondition fails with the exact fix, and ws mount
   }
   TestRepo repo;
   TempDir state;
-  std::string env = "XDG_DATA_HOME=" + q((state.path() / "d").string()) +
-                    " XDG_RUNTIME_DIR=" + q((state.path() / "r").string()) + " ";
-  std::string bin = env + q(ws_binary().string());
+  std::string bin = ws_in(state);
   // /dev without fuse (nor net/tun): what a container without the devices looks like
   Run r = sh("unshare -m sh -c 'mount -t tmpfs none /dev && " + bin + " doctor; echo rc=$?; " +
                  bin + " new 2>/dev/null; " + bin + " mount'",
              repo.path());
-  CHECK(has(r.out, "FAIL  FUSE device        /dev/fuse: No such file or directory"));
-  CHECK(has(r.out, "fix: sudo modprobe fuse"));
-  CHECK(has(r.out, "FAIL  /dev/net/tun"));
-  CHECK(has(r.out, "check"));
-  CHECK(has(r.out, "rc=1"));
-  CHECK(has(r.err, "ws: error: FUSE is not available"));
-  CHECK(has(r.err, "'ws doctor' checks everything ws needs on this machine"));
+  check_has_all(r.out, {"FAIL  FUSE device        /dev/fuse: No such file or directory",
+                        "fix: sudo modprobe fuse", "FAIL  /dev/net/tun", "check", "rc=1"});
+  check_has_all(r.err, {"ws: error: FUSE is not available",
+                        "'ws doctor' checks everything ws needs on this machine"});
 }

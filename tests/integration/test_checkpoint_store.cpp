@@ -5,6 +5,7 @@
 #include "fuse/store/content_store.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree.hpp"
+#include "tests/support/checkpoint_steps.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -135,12 +136,9 @@ TEST_CASE("checkpoint store: a session that changed one file adds a few kilobyte
 TEST_CASE("checkpoint store: restore after pruning, and pruning frees what only it held") {
   TestRepo repo;
   MountedWorkspace w(repo);
-  REQUIRE(w.in_view("echo shared > shared.txt && echo v1 > a.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m one").status == 0);
-  REQUIRE(w.in_view("echo v2 > a.txt && echo gone-later > b.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m two").status == 0);
-  REQUIRE(w.in_view("echo v3 > a.txt && rm b.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m three").status == 0);
+  checkpoint_each(w, {{"echo shared > shared.txt && echo v1 > a.txt", "one"},
+                      {"echo v2 > a.txt && echo gone-later > b.txt", "two"},
+                      {"echo v3 > a.txt && rm b.txt", "three"}});
   size_t objects = object_count(w.state_dir());
 
   Run pruned = w.ws("checkpoints --keep 1");

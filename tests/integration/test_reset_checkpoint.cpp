@@ -1,6 +1,8 @@
 // ws reset, ws checkpoint, ws restore on real mounts: the view shows the real tree again at
 // once, processes inside the view keep working, and nothing is ever lost for good.
+#include "tests/support/checkpoint_steps.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -223,13 +225,8 @@ TEST_CASE("reset: undone by ws restore") {
   CHECK(w.in_view("tail -1 README.md && cat n.txt && test ! -e docs && ls src").out ==
         "agent\nn\nhelpers.c\nmain.c\nutil.h\n");
   Run list = w.ws("checkpoints");
-  CHECK(contains(list.out, "   1  "));
-  CHECK(contains(list.out, "4 changes    "));
-  CHECK(contains(list.out, " KiB  before reset\n"));
-  CHECK(contains(list.out, "   2  "));
-  CHECK(contains(list.out, "0 changes    "));
-  CHECK(contains(list.out, "  before restore of 1\n"));
-  CHECK(contains(list.out, "2 checkpoints, "));
+  check_has_all(list.out, {"   1  ", "4 changes    ", " KiB  before reset\n", "   2  ",
+                           "0 changes    ", "  before restore of 1\n", "2 checkpoints, "});
   CHECK(repo.snapshot() == before);
 }
 
@@ -327,12 +324,9 @@ TEST_CASE("checkpoint: --keep N deletes all but the newest N - read-only directo
   TestRepo repo;
   MountedWorkspace w(repo);
   // A directory the agent made read-only must not stop the pruning.
-  REQUIRE(w.in_view("mkdir ro && echo 1 > ro/f && chmod 555 ro && echo 1 > a.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m one").status == 0);
-  REQUIRE(w.in_view("echo 2 > a.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m two").status == 0);
-  REQUIRE(w.in_view("echo 3 > a.txt").status == 0);
-  REQUIRE(w.ws("checkpoint -m three").status == 0);
+  checkpoint_each(w, {{"mkdir ro && echo 1 > ro/f && chmod 555 ro && echo 1 > a.txt", "one"},
+                      {"echo 2 > a.txt", "two"},
+                      {"echo 3 > a.txt", "three"}});
 
   Run pruned = w.ws("checkpoints --keep 1");
   CHECK(pruned.status == 0);
