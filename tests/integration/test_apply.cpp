@@ -1,5 +1,6 @@
 // ws apply through the real CLI: per-file 3-way merge, all or nothing, --index, --check,
 // --expect, --include, pathspecs and odd names.
+#include "tests/integration/apply_support.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -17,20 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto npos = std::string::npos;
-
-/// "line 1\n" ... "line N\n", with line `k` replaced by `with` when `k` > 0.
-std::string lines(int n, int k = 0, const std::string& with = "") {
-  std::string out;
-  for (int i = 1; i <= n; ++i) {
-    out += i == k ? with + "\n" : "line " + std::to_string(i) + "\n";
-  }
-  return out;
-}
-
-/// Replaces line `k` of `rel` in the shell's cwd with `with` (GNU sed).
-std::string sed_line(const std::string& rel, int k, const std::string& with) {
-  return "sed -i " + q(std::to_string(k) + "s/.*/" + with + "/") + " " + q(rel);
-}
 
 /// The first line of `ws diff`: "# ws patch <id> (workspace ...". Returns the id.
 std::string patch_id(const MountedWorkspace& w) {
@@ -133,20 +120,12 @@ TEST_CASE("apply: 3-way - the same hunk - conflict and nothing lands") {
                     " && echo clean > clean.txt && echo more >> README.md")
               .status == 0);
   repo.write("notes.txt", lines(20, 10, "person's line 10"));
-  std::string before = repo.snapshot();
-  Run a = w.ws("apply");
-  CHECK(a.status == 1);
-  CHECK(a.err.find("CONFLICT you and the agent changed the same lines of notes.txt") != npos);
-  CHECK(a.err.find("person's line 10") != npos);
-  CHECK(a.err.find("agent's line 10") != npos);
-  CHECK(a.err.find("1 conflicting file: nothing was applied") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply",
+                {"CONFLICT you and the agent changed the same lines of notes.txt",
+                 "person's line 10", "agent's line 10", "1 conflicting file: nothing was applied"});
   CHECK(!lexists(repo.path() / "clean.txt"));
   // --check says the same and changes nothing either.
-  Run check = w.ws("apply --check");
-  CHECK(check.status == 1);
-  CHECK(check.err.find("CONFLICT") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply --check", {"CONFLICT"});
   // Everything stays a change of the workspace.
   CHECK(w.ws("status").out == "M README.md\nA clean.txt\nM notes.txt\n");
 }
@@ -176,13 +155,9 @@ TEST_CASE("apply: conflict - the person deleted a file the agent changed") {
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("echo agent >> src/util.c && echo more >> README.md").status == 0);
   REQUIRE(sh("rm src/util.c", repo.path()).status == 0);
-  std::string before = repo.snapshot();
-  Run a = w.ws("apply");
-  CHECK(a.status == 1);
-  CHECK(a.err.find("CONFLICT you deleted src/util.c in the real tree; the agent changed it") !=
-        npos);
-  CHECK(a.err.find("1 conflicting file: nothing was applied") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply",
+                {"CONFLICT you deleted src/util.c in the real tree; the agent changed it",
+                 "1 conflicting file: nothing was applied"});
 }
 
 TEST_CASE("apply: conflict - the person created a file the agent also created") {
@@ -190,12 +165,9 @@ TEST_CASE("apply: conflict - the person created a file the agent also created") 
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("echo agent > both.txt && echo more >> README.md").status == 0);
   repo.write("both.txt", "person\n"); // after the agent's, behind the view's back
-  std::string before = repo.snapshot();
-  Run a = w.ws("apply");
-  CHECK(a.status == 1);
-  CHECK(a.err.find("CONFLICT both added: the real tree has a different both.txt") != npos);
-  CHECK(a.err.find("1 conflicting file: nothing was applied") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply",
+                {"CONFLICT both added: the real tree has a different both.txt",
+                 "1 conflicting file: nothing was applied"});
   CHECK(repo.read("both.txt") == "person\n");
 }
 
@@ -207,11 +179,7 @@ TEST_CASE("apply: all-or-nothing - a path that became a directory in the real tr
       0);
   REQUIRE(sh("rm src/util.h && mkdir src/util.h && echo x > src/util.h/x", repo.path()).status ==
           0);
-  std::string before = repo.snapshot();
-  Run a = w.ws("apply");
-  CHECK(a.status == 1);
-  CHECK(a.err.find("CONFLICT src/util.h is a directory in the real tree now") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply", {"CONFLICT src/util.h is a directory in the real tree now"});
 }
 
 TEST_CASE("apply: all-or-nothing - a new file whose parent is a file in the real tree") {
@@ -404,12 +372,9 @@ TEST_CASE("apply: --expect lands the reviewed patch and refuses a newer one") {
 
   // The agent writes again after the review: the reviewed id no longer lands anything.
   REQUIRE(w.in_view("echo sneaked > sneaked.txt").status == 0);
-  std::string before = repo.snapshot();
-  Run stale = w.ws("apply --expect " + id);
-  CHECK(stale.status == 1);
-  CHECK(stale.err.find("the changes are no longer the patch you reviewed") != npos);
-  CHECK(stale.err.find("not in the patch you reviewed: sneaked.txt") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply --expect " + id,
+                {"the changes are no longer the patch you reviewed",
+                 "not in the patch you reviewed: sneaked.txt"});
 
   std::string fresh = patch_id(w);
   CHECK(fresh != id);
@@ -426,11 +391,7 @@ TEST_CASE("apply: --include takes the named withheld paths and no others") {
                     "printf '#!/bin/sh\\n' > tools/b.sh && chmod +x tools/*.sh && "
                     "echo pyc > m.pyc && echo more >> README.md")
               .status == 0);
-  std::string before = repo.snapshot();
-  Run none = w.ws("apply --include src");
-  CHECK(none.status == 1);
-  CHECK(none.err.find("--include 'src' names no withheld change") != npos);
-  CHECK(repo.snapshot() == before);
+  check_refused(w, repo, "apply --include src", {"--include 'src' names no withheld change"});
 
   Run one = w.ws("apply --include tools/a.sh");
   CHECK_MESSAGE(one.status == 0, one.err);
@@ -522,11 +483,8 @@ TEST_CASE("apply: a file the person added to a directory the agent deleted is ne
   REQUIRE(w.in_view("rm -r docs").status == 0);
   // Meanwhile the person adds a file to that directory in the real tree.
   repo.write("docs/guide/mine.txt", "the person's\n");
-  std::string before = repo.snapshot();
-  Run r = w.ws("apply");
-  CHECK(r.status == 1);
-  CHECK(r.err.find("docs/guide/mine.txt") != npos);
-  CHECK(repo.snapshot() == before); // nothing landed: not the agent's deletion either
+  // Nothing lands: not the agent's deletion either.
+  check_refused(w, repo, "apply", {"docs/guide/mine.txt"});
   // Applying the agent's own deletion alone works and leaves the person's file.
   Run only = w.ws("apply docs/guide/intro.txt");
   CHECK(only.status == 0);

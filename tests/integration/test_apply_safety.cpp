@@ -2,6 +2,7 @@
 // first touch, the agent's git putting back its own versions, resets that drop the person's
 // commits, --conflicts=markers, --index, and ignore files the agent wrote. Real git, real
 // tar and cp, in a view; the agent confined by `ws run`.
+#include "tests/integration/apply_support.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -29,19 +30,6 @@ void person(const TestRepo& repo, const std::string& script) {
   Run r = sh(script, repo.path());
   INFO("person: " << script << "\n" << r.out << r.err);
   REQUIRE(r.status == 0);
-}
-
-/// "line 1\n" ... "line N\n", with line `k` replaced by `with` when `k` > 0.
-std::string lines(int n, int k = 0, const std::string& with = "") {
-  std::string out;
-  for (int i = 1; i <= n; ++i) {
-    out += i == k ? with + "\n" : "line " + std::to_string(i) + "\n";
-  }
-  return out;
-}
-
-std::string sed_line(const std::string& rel, int k, const std::string& with) {
-  return "sed -i " + q(std::to_string(k) + "s/.*/" + with + "/") + " " + q(rel);
 }
 
 /// A repository whose notes.txt has 20 lines, committed.
