@@ -133,13 +133,17 @@ TEST_CASE("reference: every command and option is in the man pages and the compl
     CHECK(has(bash, " " + c.name + ")"));
     CHECK(has(zsh, "'" + c.name + ":"));
     CHECK(has(fish, "-a " + c.name + " "));
-    for (const auto& opt : c.options) {
-      CAPTURE(opt);
-      CHECK(has(text, "\\fB" + roff(opt) + "\\fR"));
-      CHECK(has(bash, opt));
-      CHECK(has(zsh, opt));
-      CHECK(fish_has_option(fish, c.name, opt));
-    }
+    // Each option of the command (or of its subcommand `sub`): in its page, and completed.
+    auto check_options = [&](const std::vector<std::string>& options, const std::string& sub) {
+      for (const auto& opt : options) {
+        CAPTURE(opt);
+        CHECK(has(text, "\\fB" + roff(opt) + "\\fR"));
+        CHECK(has(bash, opt));
+        CHECK(has(zsh, opt));
+        CHECK(fish_has_option(fish, c.name, opt, sub));
+      }
+    };
+    check_options(c.options, {});
     // `ws profile diff`: in the command's page, and completed after the command
     for (const auto& sub : c.subcommands) {
       CAPTURE(sub.name);
@@ -148,13 +152,7 @@ TEST_CASE("reference: every command and option is in the man pages and the compl
       CHECK(has(zsh, "'" + sub.name + ":"));
       CHECK(has(fish, "__fish_seen_subcommand_from " + sub.name + "'"));
       CHECK(has(fish, "-a " + sub.name + " "));
-      for (const auto& opt : sub.options) {
-        CAPTURE(opt);
-        CHECK(has(text, "\\fB" + roff(opt) + "\\fR"));
-        CHECK(has(bash, opt));
-        CHECK(has(zsh, opt));
-        CHECK(fish_has_option(fish, c.name, opt, sub.name));
-      }
+      check_options(sub.options, sub.name);
     }
   }
   // a command of commands: at least ws profile's

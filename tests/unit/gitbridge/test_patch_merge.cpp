@@ -4,6 +4,7 @@
 #include "gitbridge/patch.hpp"
 #include "gitbridge/repository.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 #include "tests/unit/gitbridge/blob_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -24,6 +25,7 @@ using ws::gitbridge::BlobSide;
 using ws::gitbridge::FilePair;
 using ws::gitbridge::GitMode;
 using ws::gitbridge::Patch;
+using ws::test::check_has_all;
 using ws::test::q;
 using ws::test::sh;
 using namespace ws::test::blobs;
@@ -132,12 +134,12 @@ TEST_CASE("gitbridge::build_patch modify in a nested directory") {
       change("top.txt", file("one\n"), file("two\n")),
   };
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "diff --git a/src/deep/er/util.c b/src/deep/er/util.c\n"));
-  CHECK(contains(p.text, "--- a/src/deep/er/util.c\n+++ b/src/deep/er/util.c\n"));
-  CHECK(contains(p.text, "-b\n+B\n c\n+d\n"));
+  check_has_all(p.text,
+                {"diff --git a/src/deep/er/util.c b/src/deep/er/util.c\n",
+                 "--- a/src/deep/er/util.c\n+++ b/src/deep/er/util.c\n", "-b\n+B\n c\n+d\n"});
   CHECK(stats(p) == "M src/deep/er/util.c +2 -1\nM top.txt +1 -1\n");
-  CHECK(contains(p.stat, "src/deep/er/util.c | 3 ++-\n"));
-  CHECK(contains(p.stat, " 2 files changed, 3 insertions(+), 2 deletions(-)"));
+  check_has_all(p.stat, {"src/deep/er/util.c | 3 ++-\n",
+                         " 2 files changed, 3 insertions(+), 2 deletions(-)"});
 }
 
 TEST_CASE("gitbridge::build_patch add and delete") {
@@ -147,10 +149,9 @@ TEST_CASE("gitbridge::build_patch add and delete") {
       change("gone.txt", file("bye\n"), {}),
   };
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "new file mode 100644\n"));
-  CHECK(contains(p.text, "deleted file mode 100644\n"));
-  CHECK(contains(p.text, "--- /dev/null\n+++ b/new/dir/added.txt\n"));
-  CHECK(contains(p.text, "--- a/gone.txt\n+++ /dev/null\n"));
+  check_has_all(p.text,
+                {"new file mode 100644\n", "deleted file mode 100644\n",
+                 "--- /dev/null\n+++ b/new/dir/added.txt\n", "--- a/gone.txt\n+++ /dev/null\n"});
   CHECK(stats(p) == "D gone.txt +0 -1\nA new/dir/added.txt +2 -0\n");
   CHECK(contains(p.stat, " 2 files changed, 2 insertions(+), 1 deletion(-)"));
 }
@@ -164,9 +165,9 @@ TEST_CASE("gitbridge::build_patch rename is detected") {
   std::string edited = body + "one more\n";
   std::vector<FilePair> pairs{{"old/name.txt", "new/place/name.txt", file(body), file(edited)}};
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "diff --git a/old/name.txt b/new/place/name.txt\n"));
-  CHECK(contains(p.text, "rename from old/name.txt\nrename to new/place/name.txt\n"));
-  CHECK(contains(p.text, "+one more\n"));
+  check_has_all(p.text,
+                {"diff --git a/old/name.txt b/new/place/name.txt\n",
+                 "rename from old/name.txt\nrename to new/place/name.txt\n", "+one more\n"});
   CHECK(stats(p) == "R old/name.txt -> new/place/name.txt +1 -0\n");
 }
 
@@ -176,10 +177,9 @@ TEST_CASE("gitbridge::build_patch mode changes") {
                               change("tool", exe("a\n"), file("b\n")),
                               change("bin/new-tool", {}, exe("#!/bin/sh\necho\n"))};
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
-                         "diff --git a/tool b/tool\nold mode 100755\nnew mode 100644\n"));
-  CHECK(contains(p.text, "-a\n+b\n"));
-  CHECK(contains(p.text, "new file mode 100755\n"));
+  check_has_all(p.text, {"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+                         "diff --git a/tool b/tool\nold mode 100755\nnew mode 100644\n",
+                         "-a\n+b\n", "new file mode 100755\n"});
   CHECK(stats(p) == "A bin/new-tool +2 -0\nM run.sh +0 -0\nM tool +1 -1\n");
 }
 
@@ -189,10 +189,9 @@ TEST_CASE("gitbridge::build_patch symlinks added changed and deleted") {
                               change("link", link("a/target"), link("b/target")),
                               change("old-link", link("target"), {})};
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "new file mode 120000\n"));
-  CHECK(contains(p.text, "+../README.md\n\\ No newline at end of file\n"));
-  CHECK(contains(p.text, "-a/target\n\\ No newline at end of file\n+b/target\n"));
-  CHECK(contains(p.text, "deleted file mode 120000\n"));
+  check_has_all(p.text, {"new file mode 120000\n", "+../README.md\n\\ No newline at end of file\n",
+                         "-a/target\n\\ No newline at end of file\n+b/target\n",
+                         "deleted file mode 120000\n"});
   CHECK(stats(p) == "A docs/link +1 -0\nM link +1 -1\nD old-link +0 -1\n");
 }
 
@@ -205,11 +204,8 @@ TEST_CASE("gitbridge::build_patch type changes") {
   std::vector<FilePair> pairs{change("thing", file("was a file\n"), link("elsewhere")),
                               change("tool", link("elsewhere"), exe("#!/bin/sh\n"))};
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "deleted file mode 100644\n"));
-  CHECK(contains(p.text, "new file mode 120000\n"));
-  CHECK(contains(p.text, "+elsewhere\n"));
-  CHECK(contains(p.text, "deleted file mode 120000\n"));
-  CHECK(contains(p.text, "new file mode 100755\n"));
+  check_has_all(p.text, {"deleted file mode 100644\n", "new file mode 120000\n", "+elsewhere\n",
+                         "deleted file mode 120000\n", "new file mode 100755\n"});
 }
 
 TEST_CASE("gitbridge::build_patch binary content") {
@@ -237,11 +233,11 @@ TEST_CASE("gitbridge::build_patch unusual file names are quoted as git quotes th
                               change("caf\xe9/\xff.txt", file("x\n"), file("y\n")),
                               {"plain.txt", "odd \xff name", file(body), file(body)}};
   Patch p = build_and_apply(pairs);
-  CHECK(contains(p.text, "diff --git a/dir with space/a b.txt b/dir with space/a b.txt\n"));
-  CHECK(contains(p.text, "diff --git \"a/new\\nline\" \"b/new\\nline\"\n"));
-  CHECK(contains(p.text, "diff --git \"a/t\\tq\\\"b\\\\\" \"b/t\\tq\\\"b\\\\\"\n"));
-  CHECK(contains(p.text, "diff --git \"a/caf\\351/\\377.txt\" \"b/caf\\351/\\377.txt\"\n"));
-  CHECK(contains(p.text, "rename from plain.txt\nrename to \"odd \\377 name\"\n"));
+  check_has_all(p.text, {"diff --git a/dir with space/a b.txt b/dir with space/a b.txt\n",
+                         "diff --git \"a/new\\nline\" \"b/new\\nline\"\n",
+                         "diff --git \"a/t\\tq\\\"b\\\\\" \"b/t\\tq\\\"b\\\\\"\n",
+                         "diff --git \"a/caf\\351/\\377.txt\" \"b/caf\\351/\\377.txt\"\n",
+                         "rename from plain.txt\nrename to \"odd \\377 name\"\n"});
   CHECK(stats(p) == "M caf\xe9/\xff.txt +1 -1\nM dir with space/a b.txt +1 -1\n"
                     "M new\nline +1 -1\nR plain.txt -> odd \xff name +0 -0\nA t\tq\"b\\ +1 -0\n");
 }
