@@ -1,6 +1,7 @@
 // What changed since the last checkpoint (see change_tracker.hpp).
 #include "fuse/store/change_tracker.hpp"
 
+#include "fuse/line_escape.hpp"
 #include "fuse/log.hpp"
 #include "fuse/system_error.hpp"
 
@@ -15,32 +16,6 @@ namespace ws::fuse::store {
 namespace {
 
 constexpr const char* k_header = "ws-tracker 1";
-
-std::string escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      out += s[++i] == 'n' ? '\n' : s[i];
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 TrackerState everything() {
   TrackerState s;
@@ -99,9 +74,9 @@ TrackerState load_tracker(const std::filesystem::path& file) {
     } else if (key == "all") {
       s.marks.all = true;
     } else if (key == "walk") {
-      s.marks.add(unescape(value), true);
+      s.marks.add(unescape_line(value), true);
     } else if (key == "mark") {
-      s.marks.add(unescape(value), false);
+      s.marks.add(unescape_line(value), false);
     } else if (key == "end") {
       return base_seen ? s : everything();
     }
@@ -117,7 +92,7 @@ void save_tracker(const std::filesystem::path& file, const TrackerState& state) 
     out << "all\n";
   } else {
     for (auto& [path, tree] : state.marks.paths) {
-      out << (tree ? "walk " : "mark ") << escape(path) << "\n";
+      out << (tree ? "walk " : "mark ") << escape_line(path) << "\n";
     }
   }
   out << "end\n";

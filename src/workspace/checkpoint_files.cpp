@@ -6,6 +6,7 @@
 #include "fuse/changes.hpp"
 #include "fuse/disk_usage.hpp"
 #include "fuse/journal.hpp"
+#include "fuse/line_escape.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/state_tree.hpp"
 #include "fuse/store/snapshot_builder.hpp"
@@ -34,32 +35,6 @@ namespace {
 
 constexpr const char* k_checkpoints = "checkpoints";
 
-std::string escape_line(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string unescape_line(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      out += s[++i] == 'n' ? '\n' : s[i];
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 std::optional<Checkpoint> read_checkpoint(const fs::path& dir, unsigned id) {
   std::ifstream in(dir / "info");
   if (!in) {
@@ -78,7 +53,7 @@ std::optional<Checkpoint> read_checkpoint(const fs::path& dir, unsigned id) {
     } else if (key == "changes") {
       cp.changes = static_cast<size_t>(std::atoll(value.c_str()));
     } else if (key == "message") {
-      cp.message = unescape_line(value);
+      cp.message = fuse::unescape_line(value);
     }
   }
   cp.full_copy = !fuse::store::snapshot_root(dir);
@@ -201,7 +176,7 @@ Checkpoint CheckpointDraft::publish(const std::string& message, size_t changes) 
   {
     std::ofstream info(path() / "info");
     info << "time_ns " << cp.time_ns << "\nchanges " << cp.changes << "\nmessage "
-         << escape_line(message) << "\n";
+         << fuse::escape_line(message) << "\n";
     if (!info.flush()) {
       throw Error("cannot write " + (path() / "info").string());
     }
