@@ -1,6 +1,7 @@
 #include "src/cli/text.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -67,6 +68,33 @@ bool append_common_escape(std::string& out, unsigned char c) {
     return false;
   }
 }
+
+/// Calls `bad` with each byte of `s` that starts no well-formed UTF-8 sequence and `good` with
+/// each character (its bytes and code point), in order.
+template <class Bad, class Good>
+void for_each_character(std::string_view s, Bad&& bad, Good&& good) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = utf8_decode(s, i, cp);
+    if (n == 0) {
+      bad(static_cast<unsigned char>(s[i]));
+      ++i;
+      continue;
+    }
+    good(s.substr(i, n), cp);
+    i += n;
+  }
+}
+
+/// A short escape (under 16 bytes) written as printf writes it.
+[[gnu::format(printf, 1, 2)]] std::string escape_printf(const char* format, ...) {
+  char buf[16];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
 } // namespace
 
 std::string quote_path(std::string_view path) {
@@ -102,60 +130,40 @@ std::string quote_path(std::string_view path) {
 std::string visible_text(std::string_view s, bool content) {
   std::string out;
   out.reserve(s.size());
-  char buf[16];
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    uint32_t cp = 0;
-    size_t n = utf8_decode(s, i, cp);
-    if (n == 0) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-      ++i;
-      continue;
-    }
-    if (n == 1 && (c < 0x20 || c == 0x7f)) {
-      if (content && (c == '\t' || c == '\n')) {
-        out += static_cast<char>(c);
-      } else if (c == 0x1b) {
-        out += "\\e";
-      } else if (!append_common_escape(out, c)) { // \n \t \r, or:
-        std::snprintf(buf, sizeof buf, "\\x%02x", c);
-        out += buf;
-      }
-    } else if (n > 1 && is_hidden_code_point(cp)) {
-      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
-      out += buf;
-    } else {
-      out.append(s.substr(i, n));
-    }
-    i += n;
-  }
+  for_each_character(
+      s, [&](unsigned char c) { out += escape_printf("\\x%02x", c); },
+      [&](std::string_view ch, uint32_t cp) {
+        if (ch.size() == 1 && (cp < 0x20 || cp == 0x7f)) {
+          if (content && (cp == '\t' || cp == '\n')) {
+            out += static_cast<char>(cp);
+          } else if (cp == 0x1b) {
+            out += "\\e";
+          } else if (!append_common_escape(out, static_cast<unsigned char>(cp))) { // \n \t \r, or:
+            out += escape_printf("\\x%02x", cp);
+          }
+        } else if (ch.size() > 1 && is_hidden_code_point(cp)) {
+          out += escape_printf("<U+%04X>", cp);
+        } else {
+          out.append(ch);
+        }
+      });
   return out;
 }
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
-  char buf[16];
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    uint32_t cp = 0;
-    size_t n = utf8_decode(s, i, cp);
-    if (n == 0) {
-      std::snprintf(buf, sizeof buf, "\\udc%02x", c);
-      out += buf;
-      ++i;
-      continue;
-    }
-    if (n == 1 && append_common_escape(out, c)) {
-      // \n \t \r \" \\ written
-    } else if ((n == 1 && (c < 0x20 || c == 0x7f)) || (n > 1 && is_hidden_code_point(cp))) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-      out += buf;
-    } else {
-      out.append(s.substr(i, n));
-    }
-    i += n;
-  }
+  for_each_character(
+      s, [&](unsigned char c) { out += escape_printf("\\udc%02x", c); },
+      [&](std::string_view ch, uint32_t cp) {
+        if (ch.size() == 1 && append_common_escape(out, static_cast<unsigned char>(cp))) {
+          // \n \t \r \" \\ written
+        } else if ((ch.size() == 1 && (cp < 0x20 || cp == 0x7f)) ||
+                   (ch.size() > 1 && is_hidden_code_point(cp))) {
+          out += escape_printf("\\u%04x", cp);
+        } else {
+          out.append(ch);
+        }
+      });
   out += '"';
   return out;
 }
