@@ -15,15 +15,19 @@ namespace ws::test {
 
 class ReviewTerminal {
 public:
-  /// `env`: extra VAR=value words before the command.
+  /// `env`: extra VAR=value words before the command; `binary`: the ws that reviews (the
+  /// build's if empty).
   ReviewTerminal(const MountedWorkspace& w, const TestRepo& repo, const std::string& args,
-                 int cols = 80, int rows = 24, const std::string& env = "")
+                 int cols = 80, int rows = 24, const std::string& env = "",
+                 const std::string& binary = "")
       : m_socket((m_dir.path() / "tmux.sock").string()) {
     std::string cmd = "cd " + q(repo.path().string()) +
                       " && XDG_DATA_HOME=" + q((w.state_root() / "data").string()) +
                       " XDG_RUNTIME_DIR=" + q((w.state_root() / "run").string()) + " " + env + " " +
-                      q(ws_binary().string()) + " review " + args + "; echo ws-exit=$?; sleep 600";
-    Run r = sh("tmux -S " + q(m_socket) + " -f /dev/null new-session -d -x " +
+                      q(binary.empty() ? ws_binary().string() : binary) + " review " + args +
+                      "; echo ws-exit=$?; sleep 600";
+    // -u: the screen keeps UTF-8 whatever this process's locale says.
+    Run r = sh("tmux -u -S " + q(m_socket) + " -f /dev/null new-session -d -x " +
                std::to_string(cols) + " -y " + std::to_string(rows) + " " + q(cmd));
     REQUIRE_MESSAGE(r.status == 0, r.err);
   }
@@ -64,6 +68,17 @@ public:
   void keys(const std::string& keys, const std::string& then) const {
     send(keys);
     wait_for(then);
+  }
+
+  /// The pid of the review process (the pane's shell's child).
+  std::string review_pid() const {
+    std::string shell = sh("tmux -S " + q(m_socket) + " display-message -p '#{pane_pid}'").out;
+    while (!shell.empty() && shell.back() == '\n') {
+      shell.pop_back();
+    }
+    std::string pid = sh("ps -o pid= --ppid " + shell + " | head -n 1 | tr -d ' \\n'").out;
+    REQUIRE_MESSAGE(!pid.empty(), "no process under the pane's shell " << shell);
+    return pid;
   }
 
 private:

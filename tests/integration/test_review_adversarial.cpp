@@ -2,6 +2,7 @@
 // person's machine (issue 10): the real binary in a real terminal (tmux), the screen read
 // with capture-pane. WS_TEST_REVIEW_BINARY runs the review with another ws binary (an old
 // build), to see these attacks succeed against it.
+#include "tests/integration/review_terminal.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -26,64 +27,10 @@ std::string review_binary() {
   return other && *other ? other : ws_binary().string();
 }
 
-/// A `ws review` in a private tmux server of `cols` x `rows`, in a UTF-8 locale; the server
-/// dies with this object whatever happened.
-class Terminal {
-public:
-  Terminal(const MountedWorkspace& w, const TestRepo& repo, int cols, int rows)
-      : m_socket((m_dir.path() / "tmux.sock").string()) {
-    std::string cmd = "cd " + q(repo.path().string()) +
-                      " && XDG_DATA_HOME=" + q((w.state_root() / "data").string()) +
-                      " XDG_RUNTIME_DIR=" + q((w.state_root() / "run").string()) +
-                      " LC_ALL=C.UTF-8 " + q(review_binary()) +
-                      " review; echo ws-exit=$?; sleep 600";
-    Run r = sh("tmux -u -S " + q(m_socket) + " -f /dev/null new-session -d -x " +
-               std::to_string(cols) + " -y " + std::to_string(rows) + " " + q(cmd));
-    REQUIRE_MESSAGE(r.status == 0, r.err);
-  }
-  ~Terminal() { sh("tmux -S " + q(m_socket) + " kill-server"); }
-  Terminal(const Terminal&) = delete;
-  Terminal& operator=(const Terminal&) = delete;
-
-  std::string screen() const { return sh("tmux -S " + q(m_socket) + " capture-pane -p").out; }
-
-  /// Waits up to `limit` for `text` on the screen; fails the test with the screen if not.
-  void wait_for(const std::string& text, std::chrono::seconds limit = std::chrono::seconds(10)) {
-    auto until = steady_clock::now() + limit;
-    std::string s;
-    while (steady_clock::now() < until) {
-      s = screen();
-      if (s.find(text) != npos) {
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    FAIL("'" << text << "' never appeared; the screen:\n" << s);
-  }
-
-  void keys(const std::string& keys, const std::string& then) {
-    REQUIRE(sh("tmux -S " + q(m_socket) + " send-keys " + keys).status == 0);
-    wait_for(then);
-  }
-
-  /// The pid of the review process (the pane's shell's child).
-  std::string review_pid() const {
-    std::string shell = sh("tmux -S " + q(m_socket) + " display-message -p '#{pane_pid}'").out;
-    while (!shell.empty() && shell.back() == '\n') {
-      shell.pop_back();
-    }
-    std::string pid = sh("ps -o pid= --ppid " + shell + " | head -n 1 | tr -d ' \\n'").out;
-    REQUIRE_MESSAGE(!pid.empty(), "no process under the pane's shell " << shell);
-    return pid;
-  }
-
-private:
-  TempDir m_dir;
-  std::string m_socket;
-};
-
-bool have_tmux() {
-  return sh("command -v tmux").status == 0;
+/// A `ws review` (of review_binary()) in a private tmux server of `cols` x `rows`, in a
+/// UTF-8 locale.
+ReviewTerminal terminal(const MountedWorkspace& w, const TestRepo& repo, int cols, int rows) {
+  return ReviewTerminal(w, repo, "", cols, rows, "LC_ALL=C.UTF-8", review_binary());
 }
 
 /// A field of /proc/PID/status, in kB.
@@ -103,15 +50,14 @@ const std::string k_payload = "; __import__(\"os\").system(\"id\")";
 } // namespace
 
 TEST_CASE("review adversarial: a 2 GB sparse withheld file is described - never read") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("truncate -s 2G big.bin && echo hi > small.txt").status == 0);
   auto start = steady_clock::now();
-  Terminal t(w, repo, 120, 30);
+  ReviewTerminal t = terminal(w, repo, 120, 30);
   // The old review read the file, diffed it and built its binary patch: minutes, 8.7 GB.
   t.wait_for("WITHHELD (1)", std::chrono::seconds(20));
   MESSAGE(
@@ -131,8 +77,7 @@ TEST_CASE("review adversarial: a 2 GB sparse withheld file is described - never 
 }
 
 TEST_CASE("review adversarial: a withheld over-size file taken anyway lands as it was described") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
@@ -140,7 +85,7 @@ TEST_CASE("review adversarial: a withheld over-size file taken anyway lands as i
   // 12 MiB of text: withheld for its size (ws.maxFileSize), described rather than diffed.
   REQUIRE(w.in_view("yes 'all work and no play' | head -c 12582912 > huge.txt").status == 0);
   std::string expected = w.in_view("sha256sum huge.txt").out;
-  Terminal t(w, repo, 120, 30);
+  ReviewTerminal t = terminal(w, repo, 120, 30);
   t.wait_for("WITHHELD (1)");
   t.keys("Down", "text file, 12.0 MiB: not shown");
   t.keys("o", "Take WITHHELD");
@@ -151,14 +96,13 @@ TEST_CASE("review adversarial: a withheld over-size file taken anyway lands as i
 }
 
 TEST_CASE("review adversarial: a withheld file rewritten after it was described lands nothing") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("head -c 4096 /dev/zero > blob.bin").status == 0);
-  Terminal t(w, repo, 120, 30);
+  ReviewTerminal t = terminal(w, repo, 120, 30);
   t.wait_for("WITHHELD (1)");
   t.keys("Down", "binary file, 4.0 KiB: not shown");
   t.keys("o", "Take WITHHELD");
@@ -176,8 +120,7 @@ TEST_CASE("review adversarial: a withheld file rewritten after it was described 
 
 TEST_CASE(
     "review adversarial: a long line wraps - w cuts it with markers - l scrolls to the rest") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
@@ -186,7 +129,7 @@ TEST_CASE(
   repo.write("setup.py", "import os\n");
   repo.commit_all();
   REQUIRE(w.in_view("printf '%s\\n' " + q(line) + " >> setup.py").status == 0);
-  Terminal t(w, repo, 100, 40);
+  ReviewTerminal t = terminal(w, repo, 100, 40);
   t.wait_for("M setup.py");
   // Wrapped (the default): the payload is on screen, every continued row ends with '\'.
   t.wait_for(k_payload);
@@ -212,8 +155,7 @@ TEST_CASE(
 }
 
 TEST_CASE("review adversarial: bidi - zero-width - escapes - a newline in a name are visible") {
-  if (!have_tmux()) {
-    MESSAGE("tmux is not installed: skipped");
+  if (!tmux_or_skip()) {
     return;
   }
   TestRepo repo;
@@ -225,7 +167,7 @@ TEST_CASE("review adversarial: bidi - zero-width - escapes - a newline in a name
   REQUIRE(w.in_view("printf '%s\\n%s\\n%s\\n' " + q(trojan) + " " + q(zw) + " " + q(esc) +
                     " > 'read\nme.c'")
               .status == 0);
-  Terminal t(w, repo, 120, 30);
+  ReviewTerminal t = terminal(w, repo, 120, 30);
   t.wait_for("read^Jme.c");
   std::string s = t.screen();
   CHECK(s.find("A  read^Jme.c") != npos); // the diff's title
