@@ -139,13 +139,9 @@ TEST_CASE("apply: --conflicts=markers writes the markers and lands the rest") {
   repo.write("notes.txt", lines(5, 3, "person"));
   Run a = w.ws("apply --conflicts=markers");
   CHECK(a.status == 1);
-  CHECK(a.out.find("M  notes.txt  (CONFLICT markers written)\n") != npos);
-  CHECK(a.out.find("applied 1 change") != npos);
+  check_has_all(a.out, {"M  notes.txt  (CONFLICT markers written)\n", "applied 1 change"});
   std::string text = repo.read("notes.txt");
-  CHECK(text.find("<<<<<<<") != npos);
-  CHECK(text.find("person\n") != npos);
-  CHECK(text.find("agent\n") != npos);
-  CHECK(text.find(">>>>>>>") != npos);
+  check_has_all(text, {"<<<<<<<", "person\n", "agent\n", ">>>>>>>"});
   CHECK(repo.read("clean.txt") == "clean\n");
   CHECK(w.ws("status").out == "M notes.txt\n"); // the conflict is not resolved yet
 }
@@ -217,8 +213,7 @@ TEST_CASE("apply: all-or-nothing - a directory that refuses the new file") {
     CHECK_MESSAGE(c.err.find("cannot write in directory (src)") != npos, c.err);
     Run a = w.ws("apply");
     CHECK(a.status == 1);
-    CHECK(a.err.find("ws: error:") != npos);
-    CHECK(a.err.find("src") != npos);
+    check_has_all(a.err, {"ws: error:", "src"});
   }
   CHECK(repo.snapshot() == before);
   // Nothing landed, so everything is still a change; with the directory writable it lands.

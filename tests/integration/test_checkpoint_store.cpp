@@ -7,6 +7,7 @@
 #include "fuse/store/tree.hpp"
 #include "tests/support/checkpoint_steps.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -108,9 +109,9 @@ TEST_CASE("checkpoint store: a session that changed one file adds a few kilobyte
   INFO(one.err);
   REQUIRE(one.status == 0);
   // The summary speaks of what the session did, and counts the rest.
-  CHECK(contains(one.err, "ws: 1 changed path since checkpoint 1 in workspace 'default'"));
-  CHECK(contains(one.err, "  M  README.md\n"));
-  CHECK(contains(one.err, "ws: workspace 'default' holds 3001 changes in all (ws status)"));
+  check_has_all(one.err,
+                {"ws: 1 changed path since checkpoint 1 in workspace 'default'", "  M  README.md\n",
+                 "ws: workspace 'default' holds 3001 changes in all (ws status)"});
   CHECK(!contains(one.err, "node_modules/p0"));
   uint64_t after = disk_usage(st);
   INFO("store: " << before << " bytes, then " << after);
@@ -129,8 +130,8 @@ TEST_CASE("checkpoint store: a session that changed one file adds a few kilobyte
   CHECK(disk_usage(st) - after < 8 * 1024);
   CHECK(snapshot_value(w.state_dir() / "checkpoints" / "3", "files_read") == "0");
   Run human = w.ws("checkpoints");
-  CHECK(contains(human.out, "3 checkpoints, "));
-  CHECK(contains(human.out, " on disk in all (kept: the newest 50, for 30 days)\n"));
+  check_has_all(human.out,
+                {"3 checkpoints, ", " on disk in all (kept: the newest 50, for 30 days)\n"});
 }
 
 TEST_CASE("checkpoint store: restore after pruning, and pruning frees what only it held") {
@@ -143,8 +144,7 @@ TEST_CASE("checkpoint store: restore after pruning, and pruning frees what only 
 
   Run pruned = w.ws("checkpoints --keep 1");
   CHECK(pruned.status == 0);
-  CHECK(contains(pruned.err, "deleted checkpoint 1 (one)"));
-  CHECK(contains(pruned.err, "deleted checkpoint 2 (two)"));
+  check_has_all(pruned.err, {"deleted checkpoint 1 (one)", "deleted checkpoint 2 (two)"});
   CHECK(object_count(w.state_dir()) < objects); // v1, v2, b.txt and their trees
   REQUIRE(w.in_view("echo v4 > a.txt && rm shared.txt").status == 0);
   Run restore = w.ws("restore 3");
@@ -232,10 +232,7 @@ TEST_CASE("checkpoint store: retention keeps the store bounded") {
   }
   Run list = w.ws("checkpoints");
   CHECK(!contains(list.out, "s4\n"));
-  CHECK(contains(list.out, "s5\n"));
-  CHECK(contains(list.out, "s7\n"));
-  CHECK(contains(list.out, "3 checkpoints, "));
-  CHECK(contains(list.out, "kept: the newest 3, for 30 days"));
+  check_has_all(list.out, {"s5\n", "s7\n", "3 checkpoints, ", "kept: the newest 3, for 30 days"});
   INFO("store after 3 checkpoints: " << usage[2] << ", after 8: " << usage[7]);
   // Three versions held by checkpoints (the newest one also by the tracker): the same
   // bound after 8 as after 3.
@@ -254,9 +251,7 @@ TEST_CASE("checkpoint store: retention keeps the store bounded") {
   Run aged = w.ws("checkpoints");
   CHECK(!contains(aged.out, "s5\n")); // the count
   CHECK(!contains(aged.out, "s6\n")); // the age
-  CHECK(contains(aged.out, "s7\n"));
-  CHECK(contains(aged.out, "s8\n"));
-  CHECK(contains(aged.out, "kept: the newest 3, for 2 days"));
+  check_has_all(aged.out, {"s7\n", "s8\n", "kept: the newest 3, for 2 days"});
 }
 
 TEST_CASE("checkpoint store: a full-copy checkpoint of an older ws still reads") {
@@ -280,8 +275,7 @@ TEST_CASE("checkpoint store: a full-copy checkpoint of an older ws still reads")
   Run diff = w.ws("diff --stat --checkpoint 1");
   INFO(diff.out << diff.err);
   CHECK(diff.status == 0);
-  CHECK(contains(diff.out, "old.txt"));
-  CHECK(contains(diff.out, "README.md"));
+  check_has_all(diff.out, {"old.txt", "README.md"});
   Run restore = w.ws("restore 1");
   INFO(restore.err);
   CHECK(restore.status == 0);

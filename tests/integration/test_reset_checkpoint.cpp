@@ -100,8 +100,7 @@ TEST_CASE("reset: all while mounted - the real tree shows again + a shell inside
 
   Run reset = w.ws("reset");
   CHECK(reset.status == 0);
-  CHECK(contains(reset.out, "M src/util.c\n"));
-  CHECK(contains(reset.out, "dropped 6 changes; undo with: ws restore 1\n"));
+  check_has_all(reset.out, {"M src/util.c\n", "dropped 6 changes; undo with: ws restore 1\n"});
 
   CHECK(w.in_view("cat src/util.c").out == repo.read("src/util.c"));
   CHECK(w.in_view("cat README.md").out == repo.read("README.md"));
@@ -149,8 +148,8 @@ TEST_CASE("reset: named paths leave the other changes alone") {
 
   Run none = w.ws("reset nothing/here");
   CHECK(none.status == 1);
-  CHECK(contains(none.err, "ws: error: no changes at or below nothing/here"));
-  CHECK(contains(none.err, "hint: see what changed with 'ws status'"));
+  check_has_all(none.err, {"ws: error: no changes at or below nothing/here",
+                           "hint: see what changed with 'ws status'"});
   CHECK(w.ws("status").out == "M README.md\n");
   CHECK(repo.snapshot() == before);
 }
@@ -264,14 +263,13 @@ TEST_CASE("checkpoint: more edits then ws restore give the checkpoint's content 
 
   Run json = w.ws("checkpoints --json");
   CHECK(json.status == 0);
-  CHECK(contains(json.out, "\"id\": 1, "));
-  CHECK(contains(json.out, "\"changes\": 3, \"message\": \"first try\"}"));
-  CHECK(contains(json.out, "\"changes\": 5, \"message\": \"before restore of 1\"}"));
+  check_has_all(json.out, {"\"id\": 1, ", "\"changes\": 3, \"message\": \"first try\"}",
+                           "\"changes\": 5, \"message\": \"before restore of 1\"}"});
 
   Run missing = w.ws("restore 9");
   CHECK(missing.status == 1);
-  CHECK(contains(missing.err, "ws: error: no checkpoint 9 in workspace 'default'"));
-  CHECK(contains(missing.err, "hint: its checkpoints are 1, 2"));
+  check_has_all(missing.err, {"ws: error: no checkpoint 9 in workspace 'default'",
+                              "hint: its checkpoints are 1, 2"});
   CHECK(repo.snapshot() == before);
 }
 
@@ -311,8 +309,7 @@ TEST_CASE("reset: no workspace - a clear error naming ws new") {
   for (const char* args : {"reset", "checkpoint", "checkpoints", "restore 1"}) {
     Run r = sh(q(ws_binary().string()) + " -w nope " + args, repo.path());
     CHECK(r.status == 1);
-    CHECK(contains(r.err, "ws: error: no workspace 'nope'"));
-    CHECK(contains(r.err, "ws new"));
+    check_has_all(r.err, {"ws: error: no workspace 'nope'", "ws new"});
   }
   Run none = w.ws("checkpoints");
   CHECK(none.status == 0);
@@ -330,8 +327,7 @@ TEST_CASE("checkpoint: --keep N deletes all but the newest N - read-only directo
 
   Run pruned = w.ws("checkpoints --keep 1");
   CHECK(pruned.status == 0);
-  CHECK(pruned.err.find("deleted checkpoint 1 (one)") != std::string::npos);
-  CHECK(pruned.err.find("deleted checkpoint 2 (two)") != std::string::npos);
+  check_has_all(pruned.err, {"deleted checkpoint 1 (one)", "deleted checkpoint 2 (two)"});
   CHECK(pruned.out.find("three") != std::string::npos);
   CHECK(pruned.out.find("one") == std::string::npos);
   CHECK(!std::filesystem::exists(w.state_dir() / "checkpoints" / "1"));

@@ -3,6 +3,7 @@
 #include "tests/integration/review_terminal.hpp"
 #include "tests/integration/review_work.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -33,8 +34,7 @@ TEST_CASE("review: accept and reject files and hunks - override a withheld file 
   ReviewTerminal t(w, repo, "--rejected " + q(rejected.string()));
   t.wait_for("0/4 decided");
   std::string first = t.screen();
-  CHECK(first.find("WITHHELD (1)") != npos);
-  CHECK(first.find("new executable") != npos);
+  check_has_all(first, {"WITHHELD (1)", "new executable"});
 
   // List order: README.md (D), new.txt, notes.txt, src/main.c; WITHHELD: tool.sh.
   t.keys("a", "[+] D README.md");
@@ -52,8 +52,7 @@ TEST_CASE("review: accept and reject files and hunks - override a withheld file 
   t.keys("F", "Finish:");
   t.keys("s", "ws-exit=0");
   std::string done = t.screen();
-  CHECK(done.find("staged 3 files") != npos);
-  CHECK(done.find("2 of 3 hunks") != npos);
+  check_has_all(done, {"staged 3 files", "2 of 3 hunks"});
 
   // The index and the tree hold exactly what was accepted.
   Run cached = sh("git diff --cached --name-status", repo.path());
@@ -70,9 +69,7 @@ TEST_CASE("review: accept and reject files and hunks - override a withheld file 
   std::string status = w.ws("status").out;
   CHECK(status.find("README.md") == npos);
   CHECK(status.find("tool.sh") == npos);
-  CHECK(status.find("A new.txt") != npos);
-  CHECK(status.find("M notes.txt") != npos);
-  CHECK(status.find("M src/main.c") != npos);
+  check_has_all(status, {"A new.txt", "M notes.txt", "M src/main.c"});
   // Of notes.txt, only the rejected hunk is still a change: the accepted ones landed.
   std::string left = w.ws("diff --no-pager --color=never notes.txt").out;
   CHECK(left.find("+CHANGED 15") != npos);
@@ -81,8 +78,7 @@ TEST_CASE("review: accept and reject files and hunks - override a withheld file 
 
   // What was rejected, to give back to the agent: the rejected hunk and file, nothing else.
   std::string patch = sh("cat " + q(rejected.string())).out;
-  CHECK(patch.find("+CHANGED 15") != npos);
-  CHECK(patch.find("+new") != npos);
+  check_has_all(patch, {"+CHANGED 15", "+new"});
   CHECK(patch.find("CHANGED 2\n") == npos);
   CHECK(patch.find("main.c") == npos);
 }
@@ -122,8 +118,7 @@ TEST_CASE("review: refuses without a terminal and points to diff and apply") {
   TestRepo repo;
   MountedWorkspace w(repo);
   Run r = w.ws("review < /dev/null | cat");
-  CHECK(r.err.find("ws review needs a terminal") != npos);
-  CHECK(r.err.find("ws diff") != npos);
+  check_has_all(r.err, {"ws review needs a terminal", "ws diff"});
 }
 
 TEST_CASE(

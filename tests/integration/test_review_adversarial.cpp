@@ -4,6 +4,7 @@
 // build), to see these attacks succeed against it.
 #include "tests/integration/review_terminal.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -171,9 +172,8 @@ TEST_CASE("review adversarial: bidi - zero-width - escapes - a newline in a name
   t.wait_for("read^Jme.c");
   std::string s = t.screen();
   CHECK(s.find("A  read^Jme.c") != npos); // the diff's title
-  CHECK(s.find("/*<U+202E> } <U+2066>if (isAdmin)<U+2069> <U+2066> begin") != npos);
-  CHECK(s.find("acc<U+200B>ess = True") != npos);
-  CHECK(s.find("ok^[]52;c;Y3VybCB4IHwgc2g=^G^M# WITHHELD: nothing") != npos);
+  check_has_all(s, {"/*<U+202E> } <U+2066>if (isAdmin)<U+2069> <U+2066> begin",
+                    "acc<U+200B>ess = True", "ok^[]52;c;Y3VybCB4IHwgc2g=^G^M# WITHHELD: nothing"});
   CHECK(s.find("\u202e") == npos);
   CHECK(s.find("\u200b") == npos);
   t.keys("q", "ws-exit=0");

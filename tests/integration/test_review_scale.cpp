@@ -7,6 +7,7 @@
 // speed: the tests assert what the keys did, never how long anything took.
 #include "tests/integration/review_terminal.hpp"
 #include "tests/integration/review_work.hpp"
+#include "tests/support/text_checks.hpp"
 
 #include <doctest/doctest.h>
 
@@ -63,14 +64,10 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   held.open_gate();
   t.wait_for("3/4 decided");
   std::string s = t.screen();
-  CHECK(s.find("[+] D README.md") != npos);
-  CHECK(s.find("[-] A new.txt") != npos);
-  CHECK(s.find(">[~] M notes.txt") != npos);
+  check_has_all(s, {"[+] D README.md", "[-] A new.txt", ">[~] M notes.txt"});
   // 1,000 withheld files: one row, with its count and reason.
-  CHECK(s.find("WITHHELD (1,001)") != npos);
-  CHECK(s.find("[x] A node_modules/ +") != npos);
-  CHECK(s.find("1,000 files") != npos);
-  CHECK(s.find("under node_modules/") != npos);
+  check_has_all(
+      s, {"WITHHELD (1,001)", "[x] A node_modules/ +", "1,000 files", "under node_modules/"});
 
   t.keys("j", ">[ ] M src/main.c");
   t.keys("j", ">[x] A node_modules/ +");
@@ -79,8 +76,7 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   // all: the rows go straight there); z folds them again.
   t.keys("Enter", "node_modules/pkg9/ +");
   s = t.screen();
-  CHECK(s.find("node_modules/pkg0/ +") != npos);
-  CHECK(s.find("100 files") != npos);
+  check_has_all(s, {"node_modules/pkg0/ +", "100 files"});
   t.keys("j", ">[x] A node_modules/pkg0/ +");
   t.keys("Enter", "node_modules/pkg0/lib/f0.js");
   t.keys("z", ">[x] A node_modules/pkg0/ +");
@@ -92,8 +88,7 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   t.keys("F", "Finish:");
   t.keys("s", "ws-exit=0");
   s = t.screen();
-  CHECK(s.find("staged 3 files") != npos);
-  CHECK(s.find("2 of 3 hunks") != npos);
+  check_has_all(s, {"staged 3 files", "2 of 3 hunks"});
 
   // Exactly what test_review.cpp's same decisions land; the withheld directory stays out.
   CHECK(sh("git diff --cached --name-status", repo.path()).out ==
@@ -104,8 +99,7 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   CHECK_FALSE(fs::exists(repo.path() / "new.txt"));
   CHECK(sh("git diff --quiet", repo.path()).status == 0);
   std::string status = w.ws("status --verbose").out;
-  CHECK(status.find("node_modules/pkg3/lib/f7.js") != npos);
-  CHECK(status.find("A new.txt") != npos);
+  check_has_all(status, {"node_modules/pkg3/lib/f7.js", "A new.txt"});
 }
 
 TEST_CASE("review scale: q typed while it loads quits once loaded - Ctrl-C leaves at once") {
