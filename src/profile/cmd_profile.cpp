@@ -1,4 +1,5 @@
-// ws profile list | show NAME | diff NAME | reset NAME [PATH...] (docs/run.md, "Profiles").
+// ws profile list | show NAME | diff NAME | reset NAME [PATH...] | umount [NAME] (docs/run.md,
+// "Profiles").
 #include "src/profile/cmd_profile.hpp"
 
 #include "fuse/meta_store.hpp"
@@ -265,6 +266,22 @@ int reset(const std::string& name, const std::vector<std::string>& paths) {
   return 0;
 }
 
+/// The layers stay mounted after a session (for the next one's start); this ends them.
+int umount(const std::string& name) {
+  std::vector<Profile> profiles;
+  if (name.empty()) {
+    profiles = load_profiles();
+  } else {
+    profiles.push_back(named(name));
+  }
+  for (const auto& p : profiles) {
+    if (unmount_layers(p)) {
+      std::printf("profile '%s': config layer unmounted\n", p.name.c_str());
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 int cmd_profile(const ProfileOptions& o) {
@@ -279,6 +296,9 @@ int cmd_profile(const ProfileOptions& o) {
   }
   if (o.action == "reset") {
     return reset(o.name, o.paths);
+  }
+  if (o.action == "umount") {
+    return umount(o.name);
   }
   throw Error("ws profile: unknown action '" + o.action + "'", "ws profile --help");
 }

@@ -302,8 +302,8 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
-  // The profile's config layers and caches (src/profile): mounted now, bound at the real
-  // directories' paths; the last session using them unmounts them.
+  // The profile's config layers and caches (src/profile): mounted (if no earlier session
+  // left them mounted), bound at the real directories' paths.
   std::optional<ProfileSession> layers;
   std::set<std::string> runs_code_before;
   if (profile && !o.no_confine) {
@@ -413,7 +413,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   size_t changed = print_summary(w, session, status, cp ? &*cp : nullptr);
   if (layers) {
     report_new_config(*profile, runs_code_before);
-    layers.reset(); // unmounts the layers if no other session uses them
+    layers.reset(); // the layers stay mounted for the next session
   }
   for (const auto& p : planted) {
     std::fprintf(stderr,

@@ -111,7 +111,8 @@ TEST_CASE("usage: a mistyped option gets the closest ones and the command's usag
 TEST_CASE("usage: a command of commands names them, and its mistyped ones get the closest") {
   Run alone = run_ws("profile");
   CHECK(alone.status == 2);
-  CHECK(has(alone.err, "ws: error: 'ws profile' needs a command: list, show, diff or reset"));
+  CHECK(
+      has(alone.err, "ws: error: 'ws profile' needs a command: list, show, diff, reset or umount"));
   CHECK(has(alone.err, "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"));
   Run typo = run_ws("profile dif claude");
   CHECK(typo.status == 2);
