@@ -19,6 +19,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace ws::test {
 
@@ -107,8 +108,20 @@ std::string outside_command(const Person& p) {
 /// The network side of a session: the model server reached by name through the proxy (the
 /// server saw the made-up name in Host), each request in `ws log` with its host, and the
 /// refused host explained in the summary with the flag that would allow it.
-void check_network(const Person& p, const Run& r, const ModelServer& server,
-                   const std::string& path) {
+/// True if one line of `text` holds both `a` and `b`.
+bool line_with(const std::string& text, const std::string& a, const std::string& b) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(a) != npos && line.find(b) != npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Returns the session's `ws log`.
+std::string check_network(const Person& p, const Run& r, const ModelServer& server,
+                          const std::string& path) {
   INFO(p.label() << " stderr: " << r.err);
   CHECK(server.log().find("POST " + path + " " + server.host() + "\n") != npos);
   CHECK(r.err.find("ws: refused connection: " + k_exfil + ":443: not in --network=allow:") != npos);
@@ -117,6 +130,7 @@ void check_network(const Person& p, const Run& r, const ModelServer& server,
   INFO("ws log: " << log.out << log.err);
   CHECK(log.out.find(" connect   " + server.host() + "  [POST: via 127.0.0.1]") != npos);
   CHECK(log.out.find(" refuse    " + k_exfil + ":443  [CONNECT: not in --network=allow:") != npos);
+  return log.out;
 }
 
 /// Checks common to both agents after the first session.
@@ -208,7 +222,9 @@ TEST_CASE("real agents: Claude Code under its built-in profile, config in its la
     Run first = agent(p, "-- claude -p 'Do the task' --dangerously-skip-permissions");
     check_project(p, first, "CLAUDE.md", ".mcp.json");
     CHECK(first.out.find("Done.") != npos);
-    check_network(p, first, server, "/v1/messages");
+    std::string log = check_network(p, first, server, "/v1/messages");
+    // Its writes are the process's, `claude`, not a thread's (Bun's "Bun Pool 0").
+    CHECK(line_with(log, " claude ", "notes/TODO.md"));
     // The hook is in the layer, named at the end of the session and by ws profile diff.
     CHECK(first.err.find("New there, and it runs code") != npos);
     CHECK(first.err.find(".claude/settings.json: hooks") != npos);
@@ -277,6 +293,10 @@ TEST_CASE("real agents: Codex CLI under its built-in profile, its sandbox off, l
     INFO("first: " << first.out << first.err);
     check_project(p, first, "AGENTS.md", ".codex/config.toml");
     check_network(p, first, server, "/v1/responses");
+    // Its try at /etc failed read-only (Codex prints its commands' output on stderr): the
+    // summary says so and what would allow it.
+    CHECK(first.err.find("ws: the agent could not write /etc/ws-agent-escape (read-only in the "
+                         "sandbox): ws run --writable /etc would allow it") != npos);
     // Its own sandbox is off, said once; no complaint about a read-only ~/.codex.
     const std::string note = "Codex's own sandbox is off";
     CHECK(first.err.find(note) != npos);
