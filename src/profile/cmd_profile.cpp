@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -274,10 +275,21 @@ int umount(const std::string& name) {
   } else {
     profiles.push_back(named(name));
   }
+  // Every profile it can, then the first that could not be (one in use by a session).
+  std::optional<Error> failed;
   for (const auto& p : profiles) {
-    if (unmount_layers(p)) {
-      std::printf("profile '%s': config layer unmounted\n", p.name.c_str());
+    try {
+      if (unmount_layers(p)) {
+        std::printf("profile '%s': config layer unmounted\n", p.name.c_str());
+      }
+    } catch (const Error& e) {
+      if (!failed) {
+        failed = e;
+      }
     }
+  }
+  if (failed) {
+    throw *failed;
   }
   return 0;
 }

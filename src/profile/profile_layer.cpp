@@ -50,14 +50,6 @@ void lock(int fd, int how, const fs::path& state) {
   }
 }
 
-} // namespace
-
-fs::path profile_state_dir(const std::string& name) {
-  return data_root() / "profiles" / name;
-}
-
-namespace {
-
 /// sessions.lock: held shared by every session using the profile's layers, exclusively by
 /// whoever unmounts them.
 fuse::UniqueFd open_users(const Profile& p) {
@@ -71,6 +63,10 @@ fuse::UniqueFd open_users(const Profile& p) {
 }
 
 } // namespace
+
+fs::path profile_state_dir(const std::string& name) {
+  return data_root() / "profiles" / name;
+}
 
 std::vector<ConfigLayer> config_layers(const Profile& p) {
   std::vector<ConfigLayer> out;
@@ -170,7 +166,12 @@ void ProfileSession::remount_outdated() {
       next = arg == "--lower";
     }
     if (!lower.empty() && fs::path(lower) != l.ws.repo) {
-      unmount_view(l.ws, false);
+      try {
+        unmount_view(l.ws, false);
+      } catch (const std::exception& e) {
+        // Still served as it was: the session goes on over the old lower.
+        std::fprintf(stderr, "ws: warning: profile '%s': %s\n", m_profile.name.c_str(), e.what());
+      }
     }
   }
 }

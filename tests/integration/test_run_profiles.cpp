@@ -92,6 +92,15 @@ TEST_CASE("profiles: the agent's config is its layer: kept across sessions, neve
     CHECK(field(after.out, "kept") == "login");
     CHECK(p.ws("profile reset claude").status == 0);
     CHECK(p.ws("profile diff claude").out.find("no changes") != npos);
+    // Not while a session uses them; then they go.
+    pid_t job = start_job(p.as(p.ws_line("run --network=off --profile claude -- sh -c 'touch "
+                                         "started; sleep 3'")),
+                          p.project(), p.scratch() / "job.err");
+    CHECK(p.wait_in_view("started"));
+    Run busy = p.ws("profile umount claude");
+    CHECK(busy.status == 1);
+    CHECK(busy.err.find("profile 'claude' is in use by a ws run session") != npos);
+    CHECK(wait_job(job, 30) == 0);
     Run down = p.ws("profile umount claude");
     CHECK(down.out == "profile 'claude': config layer unmounted\n");
     CHECK(p.ws("profile show claude").out.find("(mounted)") == npos);
