@@ -288,6 +288,9 @@ int run_cli(int argc, char** argv) {
       ->required();
   c_profile_reset->add_option("path", profile.paths, "Only at or below these paths")
       ->type_name("PATH");
+  c_profile->add_subcommand("umount", "Unmount the config layers (kept mounted between sessions)")
+      ->add_option("name", profile.name, "The profile (default: every profile)")
+      ->type_name("PROFILE");
 
   DaemonArgs daemon;
   auto* c_daemon = app.add_subcommand("__daemon", "")->group(""); // internal: started by 'ws mount'

@@ -1,4 +1,5 @@
-// ws profile list | show NAME | diff NAME | reset NAME [PATH...] (docs/run.md, "Profiles").
+// ws profile list | show NAME | diff NAME | reset NAME [PATH...] | umount [NAME] (docs/run.md,
+// "Profiles").
 #include "src/profile/cmd_profile.hpp"
 
 #include "fuse/meta_store.hpp"
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -265,6 +267,33 @@ int reset(const std::string& name, const std::vector<std::string>& paths) {
   return 0;
 }
 
+/// The layers stay mounted after a session (for the next one's start); this ends them.
+int umount(const std::string& name) {
+  std::vector<Profile> profiles;
+  if (name.empty()) {
+    profiles = load_profiles();
+  } else {
+    profiles.push_back(named(name));
+  }
+  // Every profile it can, then the first that could not be (one in use by a session).
+  std::optional<Error> failed;
+  for (const auto& p : profiles) {
+    try {
+      if (unmount_layers(p)) {
+        std::printf("profile '%s': config layer unmounted\n", p.name.c_str());
+      }
+    } catch (const Error& e) {
+      if (!failed) {
+        failed = e;
+      }
+    }
+  }
+  if (failed) {
+    throw *failed;
+  }
+  return 0;
+}
+
 } // namespace
 
 int cmd_profile(const ProfileOptions& o) {
@@ -279,6 +308,9 @@ int cmd_profile(const ProfileOptions& o) {
   }
   if (o.action == "reset") {
     return reset(o.name, o.paths);
+  }
+  if (o.action == "umount") {
+    return umount(o.name);
   }
   throw Error("ws profile: unknown action '" + o.action + "'", "ws profile --help");
 }

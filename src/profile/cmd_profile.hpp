@@ -5,9 +5,10 @@
 
 namespace ws {
 
-/// ws profile list | show NAME | diff NAME | reset NAME [PATH...] (cmd_profile.cpp).
+/// ws profile list | show NAME | diff NAME | reset NAME [PATH...] | umount [NAME]
+/// (cmd_profile.cpp).
 struct ProfileOptions {
-  std::string action; ///< list, show, diff, reset
+  std::string action; ///< list, show, diff, reset, umount
   std::string name;
   std::vector<std::string> paths; ///< reset: at or below these (absolute, ~/, or in the layer)
   bool json = false;

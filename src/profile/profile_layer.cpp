@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 namespace ws {
 
@@ -38,6 +39,27 @@ void make_private_dir(const fs::path& p) {
                 "check the permissions of " + p.parent_path().string());
   }
   ::chmod(p.c_str(), 0700);
+}
+
+void lock(int fd, int how, const fs::path& state) {
+  while (::flock(fd, how) != 0) {
+    if (errno != EINTR) {
+      throw Error("cannot lock " + (state / "sessions.lock").string() + ": " +
+                  std::strerror(errno));
+    }
+  }
+}
+
+/// sessions.lock: held shared by every session using the profile's layers, exclusively by
+/// whoever unmounts them.
+fuse::UniqueFd open_users(const Profile& p) {
+  fs::path state = profile_state_dir(p.name);
+  make_private_dir(state);
+  fuse::UniqueFd fd(::open((state / "sessions.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd) {
+    throw Error("cannot open " + (state / "sessions.lock").string() + ": " + std::strerror(errno));
+  }
+  return fd;
 }
 
 } // namespace
@@ -83,18 +105,16 @@ fs::path cache_dir(const Profile& p, const fs::path& cache) {
   return profile_state_dir(p.name) / "caches" / key_of(cache);
 }
 
-ProfileSession::ProfileSession(const Profile& p) : m_profile(p), m_layers(config_layers(p)) {
+ProfileSession::ProfileSession(const Profile& p)
+    : m_profile(p), m_layers(config_layers(p)), m_users(open_users(p)) {
   fs::path state = profile_state_dir(p.name);
-  make_private_dir(state);
-  m_users.reset(::open((state / "sessions.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  // Shared while the session runs; the last session takes it exclusively to unmount, so a
-  // new one waits here until the layers are down, then mounts them again.
-  while (!m_users || ::flock(m_users.get(), LOCK_SH) != 0) {
-    if (m_users && errno == EINTR) {
-      continue;
-    }
-    throw Error("cannot lock " + (state / "sessions.lock").string() + ": " + std::strerror(errno));
+  if (::flock(m_users.get(), LOCK_EX | LOCK_NB) == 0) {
+    remount_outdated();
   }
+  // Shared while the session runs (converted from the exclusive lock when alone);
+  // `ws profile umount` takes it exclusively, so a new session waits here until the layers
+  // are down, then mounts them again.
+  lock(m_users.get(), LOCK_SH, state);
   make_private_dir(state / "empty");
   for (auto& l : m_layers) {
     if (!l.ws.exists()) {
@@ -127,17 +147,51 @@ ProfileSession::ProfileSession(const Profile& p) : m_profile(p), m_layers(config
   }
 }
 
-ProfileSession::~ProfileSession() {
-  if (!m_users || ::flock(m_users.get(), LOCK_EX | LOCK_NB) != 0) {
-    return; // another session still uses the layers
-  }
+ProfileSession::~ProfileSession() = default; // the layers stay mounted for the next session
+
+void ProfileSession::remount_outdated() {
   for (const auto& l : m_layers) {
-    try {
-      unmount_view(l.ws, false);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "ws: warning: profile '%s': %s\n", m_profile.name.c_str(), e.what());
+    ViewStatus s = probe_view(l.ws);
+    if (s.state != ViewState::Mounted || s.pid <= 0) {
+      continue;
+    }
+    // The daemon's lower is on its command line (`--lower PATH`, daemon_client.cpp).
+    std::ifstream in("/proc/" + std::to_string(s.pid) + "/cmdline", std::ios::binary);
+    std::string arg, lower;
+    for (bool next = false; std::getline(in, arg, '\0');) {
+      if (next) {
+        lower = arg;
+        break;
+      }
+      next = arg == "--lower";
+    }
+    if (!lower.empty() && fs::path(lower) != l.ws.repo) {
+      try {
+        unmount_view(l.ws, false);
+      } catch (const std::exception& e) {
+        // Still served as it was: the session goes on over the old lower.
+        std::fprintf(stderr, "ws: warning: profile '%s': %s\n", m_profile.name.c_str(), e.what());
+      }
     }
   }
+}
+
+bool unmount_layers(const Profile& p) {
+  fs::path state = profile_state_dir(p.name);
+  std::error_code ec;
+  if (!fs::is_directory(state, ec)) {
+    return false;
+  }
+  fuse::UniqueFd users = open_users(p);
+  if (::flock(users.get(), LOCK_EX | LOCK_NB) != 0) {
+    throw Error("profile '" + p.name + "' is in use by a ws run session",
+                "end the session first; its layers stay mounted until then");
+  }
+  bool any = false;
+  for (const auto& l : config_layers(p)) {
+    any = unmount_view(l.ws, false) || any;
+  }
+  return any;
 }
 
 std::vector<std::pair<fs::path, fs::path>> ProfileSession::binds() const {

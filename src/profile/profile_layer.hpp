@@ -37,7 +37,8 @@ std::filesystem::path cache_dir(const Profile& p, const std::filesystem::path& c
 
 /// One `ws run` session's use of a profile: its layers created and mounted, seeds copied in,
 /// its cache directories made. Several sessions may use one profile at once (one daemon per
-/// layer serves them all); the last one to end unmounts the layers.
+/// layer serves them all). The layers stay mounted after the session, as a project's view
+/// does, so the next session starts without mounting them (`ws profile umount` ends them).
 class ProfileSession {
 public:
   explicit ProfileSession(const Profile& p);
@@ -53,10 +54,19 @@ public:
   const std::vector<std::filesystem::path>& seeded() const { return m_seeded; }
 
 private:
+  /// Alone with the layers: a daemon serving a lower that is no longer the right one (the
+  /// person made or removed the real directory since it started) is stopped, to be mounted
+  /// afresh.
+  void remount_outdated();
+
   Profile m_profile;
   std::vector<ConfigLayer> m_layers;
   std::vector<std::filesystem::path> m_seeded;
   fuse::UniqueFd m_users; ///< flock'ed shared while the session runs (sessions.lock)
 };
+
+/// Unmounts the layers of `p`: false if none was mounted. Throws Error while a `ws run`
+/// session uses the profile.
+bool unmount_layers(const Profile& p);
 
 } // namespace ws

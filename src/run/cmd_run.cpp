@@ -302,14 +302,15 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
   spec.guarded = guarded_paths(spec.writable);
-  // The profile's config layers and caches (src/profile): mounted now, bound at the real
-  // directories' paths; the last session using them unmounts them.
+  startup_step("host exposure planned");
+  // The profile's config layers and caches (src/profile): mounted (if no earlier session
+  // left them mounted), bound at the real directories' paths.
   std::optional<ProfileSession> layers;
   std::set<std::string> runs_code_before;
   if (profile && !o.no_confine) {
     layers.emplace(*profile);
     spec.binds = layers->binds();
-    runs_code_before = runs_code(*profile);
+    startup_step("profile layers mounted");
     if (profile_takes(*profile, spec.command)) {
       spec.command = with_profile_args(*profile, spec.command);
       if (!profile->args.empty() && !profile->note.empty()) {
@@ -318,7 +319,6 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
       }
     }
   }
-  startup_step("host exposure planned, profile layers mounted");
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   spec.init = sandbox_init_program();
@@ -349,6 +349,10 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
     bool recorded = false;
     auto record = [&](pid_t pid) {
+      if (layers) {
+        // What the layer held before (the agent waits for the go), while bwrap builds.
+        runs_code_before = runs_code(*profile);
+      }
       struct stat st {};
       std::string ns = "/proc/" + std::to_string(pid) + "/ns/pid";
       if (::stat(ns.c_str(), &st) != 0) {
@@ -413,7 +417,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   size_t changed = print_summary(w, session, status, cp ? &*cp : nullptr);
   if (layers) {
     report_new_config(*profile, runs_code_before);
-    layers.reset(); // unmounts the layers if no other session uses them
+    layers.reset(); // the layers stay mounted for the next session
   }
   for (const auto& p : planted) {
     std::fprintf(stderr,

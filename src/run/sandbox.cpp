@@ -299,8 +299,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
   std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
   std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
+  startup_step("seccomp filter built");
   probe(bwrap, spec, filter.get(), spec.probe_cache);
-  startup_step("seccomp filter built, sandbox probed");
+  startup_step("sandbox probed (once per boot)");
 
   std::optional<TerminalRelay> relay = TerminalRelay::open_if_terminal();
   std::optional<OutputRelay> errors = OutputRelay::open_if_not_terminal();

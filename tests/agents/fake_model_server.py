@@ -12,11 +12,15 @@ A STEP is a list of tool calls made in one turn. Anthropic calls are {"name": TO
 offers. Which step comes next is decided from the request alone (the number of turns whose
 tool calls it answers; OpenAI steps are one call each), so a retried request gets the same answer. A request without tools (titles, summaries)
 or whose conversation says NO_TOOLS gets the final text. Every request's path is appended to
---log, one a line.
+--log, one a line, with the Host field the client sent ("POST /v1/messages
+models.example.test:8765"). It listens on 127.0.0.1:--port (0: any free port), writes the
+port it got into --ready once it listens, and exits after --lifetime seconds whatever happens.
 """
 import argparse
 import json
+import os
 import sys
+import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -132,7 +136,7 @@ class Handler(BaseHTTPRequestHandler):
             body = {}
         path = self.path.split("?")[0]
         with open(ARGS.log, "a") as log:
-            log.write("%s %s\n" % (self.command, path))
+            log.write("%s %s %s\n" % (self.command, path, self.headers.get("Host")))
         ctype, payload = "application/json", "{}"
         if self.command == "POST" and path.endswith("/count_tokens"):
             payload = json.dumps({"input_tokens": 10})
@@ -159,13 +163,18 @@ def main():
     parser.add_argument("--script", required=True)
     parser.add_argument("--project", required=True)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--ready", help="a file created once the server listens")
+    parser.add_argument("--ready", help="where to write the port once the server listens")
+    parser.add_argument("--lifetime", type=float, default=600)
     ARGS = parser.parse_args()
     with open(ARGS.script) as f:
         SCRIPT = json.load(f)
     server = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
+    server.daemon_threads = True
+    threading.Timer(ARGS.lifetime, os._exit, [0]).start()
     if ARGS.ready:
-        open(ARGS.ready, "w").close()
+        with open(ARGS.ready + ".tmp", "w") as f:
+            f.write(str(server.server_address[1]))
+        os.rename(ARGS.ready + ".tmp", ARGS.ready)
     server.serve_forever()
 
 

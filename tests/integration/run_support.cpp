@@ -115,6 +115,7 @@ Person::~Person() {
   for (const auto& w : m_workspaces) {
     ws("-w " + q(w) + " umount --force 2>/dev/null");
   }
+  ws("profile umount 2>/dev/null"); // the layers stay mounted after a session
 }
 
 std::string Person::label() const {

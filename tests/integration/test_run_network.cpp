@@ -268,6 +268,18 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+const std::string k_forbidden = "HTTP/1.1 403 Forbidden";
+const std::string k_bad_request = "HTTP/1.1 400 Bad Request";
+
+/// Each KEY the client printed has the value wanted.
+void check_fields(const std::string& out,
+                  std::initializer_list<std::pair<const char*, std::string>> want) {
+  for (const auto& [key, value] : want) {
+    INFO("field " << key);
+    CHECK(field(out, key) == value);
+  }
+}
+
 void check_allowlist(const std::string& user) {
   Person p(user);
   FakeModelServer server;
@@ -276,29 +288,32 @@ void check_allowlist(const std::string& user) {
   Run r = run_client(p, server, "allow:" + list, "env tunnel forward curl evil port ip direct dns");
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
-  CHECK(field(r.out, "HTTPS_PROXY") == "http://127.0.0.1:3128");
-  CHECK(field(r.out, "http_proxy") == "http://127.0.0.1:3128");
-  CHECK(field(r.out, "NO_PROXY") == "localhost,127.0.0.1,::1");
-  // The listed host, by CONNECT (raw, and curl's), and by plain HTTP proxying (*.domain).
-  CHECK(field(r.out, "tunnel") == "HTTP/1.1 200 Connection established");
+  check_fields(r.out, {{"HTTPS_PROXY", "http://127.0.0.1:3128"},
+                       {"http_proxy", "http://127.0.0.1:3128"},
+                       {"NO_PROXY", "localhost,127.0.0.1,::1"},
+                       // The listed host, by CONNECT (raw, and curl's), and by plain HTTP
+                       // proxying (*.domain).
+                       {"tunnel", "HTTP/1.1 200 Connection established"},
+                       {"forward", "model-ok /forward"},
+                       {"curl", "model-ok /curl"},
+                       // Anything else: refused, with the reason and the flag that would
+                       // allow it.
+                       {"evil", k_forbidden},
+                       {"port", k_forbidden},
+                       {"ip", k_forbidden},
+                       // No way around the proxy: no route out, no host loopback, no name
+                       // service.
+                       {"direct_loopback", "ECONNREFUSED"},
+                       {"direct_out", "ENETUNREACH"},
+                       {"dns", "gaierror"}});
   CHECK(field(r.out, "tunnel_body").find("model-ok /tunnel") != npos);
-  CHECK(field(r.out, "forward") == "model-ok /forward");
-  CHECK(field(r.out, "curl") == "model-ok /curl");
-  // Anything else: refused, with the reason and the flag that would allow it.
-  CHECK(field(r.out, "evil") == "HTTP/1.1 403 Forbidden");
   CHECK(field(r.out, "evil_body")
             .find("ws: refused api.evil.test:443: not in --network=allow:" + list) != npos);
   CHECK(field(r.out, "evil_body")
             .find("hint: ws run --network=allow:" + list +
                   ",api.evil.test "
                   "would allow it") != npos);
-  CHECK(field(r.out, "port") == "HTTP/1.1 403 Forbidden");
-  CHECK(field(r.out, "ip") == "HTTP/1.1 403 Forbidden");
   CHECK(field(r.out, "ip_body").find("an IP address not in") != npos);
-  // No way around the proxy: no route out, no host loopback, no name service.
-  CHECK(field(r.out, "direct_loopback") == "ECONNREFUSED");
-  CHECK(field(r.out, "direct_out") == "ENETUNREACH");
-  CHECK(field(r.out, "dns") == "gaierror");
   // The server saw exactly the allowed requests, by the names the client used.
   std::string seen = server.log();
   CHECK(seen.find("GET /tunnel api.fake-model.test:" + server.port) != npos);
@@ -334,22 +349,23 @@ void check_attacks(const std::string& user) {
                      "smuggle huge garbage origin_form many");
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
-  CHECK(field(r.out, "localhost") == "HTTP/1.1 403 Forbidden");
+  check_fields(r.out, {{"localhost", k_forbidden},
+                       {"ip22", k_forbidden},
+                       {"ip6", k_forbidden},
+                       {"numeric", k_bad_request},
+                       {"host_mismatch", k_bad_request},
+                       {"forward_mismatch", k_bad_request},
+                       // One request per upstream connection: the second, for another host,
+                       // never leaves.
+                       {"pipelined", "HTTP/1.1 200 OK"},
+                       {"post_pipelined", "HTTP/1.1 200 OK"},
+                       {"smuggle", k_bad_request},
+                       {"huge", "HTTP/1.1 431 Request Header Fields Too Large"},
+                       {"garbage", k_bad_request},
+                       {"origin_form", k_bad_request}});
   CHECK(field(r.out, "localhost_body")
             .find("(loopback); map the name with WS_NETWORK_RESOLVE=localhost=") != npos);
-  CHECK(field(r.out, "ip22") == "HTTP/1.1 403 Forbidden");
-  CHECK(field(r.out, "ip6") == "HTTP/1.1 403 Forbidden");
-  CHECK(field(r.out, "numeric") == "HTTP/1.1 400 Bad Request");
-  CHECK(field(r.out, "host_mismatch") == "HTTP/1.1 400 Bad Request");
-  CHECK(field(r.out, "forward_mismatch") == "HTTP/1.1 400 Bad Request");
   CHECK(field(r.out, "forward_mismatch_body").find("names another host") != npos);
-  // One request per upstream connection: the second, for another host, never leaves.
-  CHECK(field(r.out, "pipelined") == "HTTP/1.1 200 OK");
-  CHECK(field(r.out, "post_pipelined") == "HTTP/1.1 200 OK");
-  CHECK(field(r.out, "smuggle") == "HTTP/1.1 400 Bad Request");
-  CHECK(field(r.out, "huge") == "HTTP/1.1 431 Request Header Fields Too Large");
-  CHECK(field(r.out, "garbage") == "HTTP/1.1 400 Bad Request");
-  CHECK(field(r.out, "origin_form") == "HTTP/1.1 400 Bad Request");
   // Many connections at once: the ones past the bound are turned away, and the proxy
   // serves again once they are gone.
   CHECK(std::atoi(field(r.out, "many_refused").c_str()) > 0);

@@ -67,6 +67,8 @@ TEST_CASE("profiles: the agent's config is its layer: kept across sessions, neve
     CHECK(first.err.find("New there, and it runs code") != npos);
     CHECK(first.err.find("settings.json: hooks: the CLI runs these commands") != npos);
     CHECK(home_state(p) == before);
+    // The layer stays mounted for the next session's start.
+    CHECK(p.ws("profile show claude").out.find("(mounted)") != npos);
 
     // The second session sees what the first wrote: settings, login, cache.
     Run second = run_in(p, "claude -- -p again");
@@ -90,6 +92,18 @@ TEST_CASE("profiles: the agent's config is its layer: kept across sessions, neve
     CHECK(field(after.out, "kept") == "login");
     CHECK(p.ws("profile reset claude").status == 0);
     CHECK(p.ws("profile diff claude").out.find("no changes") != npos);
+    // Not while a session uses them; then they go.
+    pid_t job = start_job(p.as(p.ws_line("run --network=off --profile claude -- sh -c 'touch "
+                                         "started; sleep 3'")),
+                          p.project(), p.scratch() / "job.err");
+    CHECK(p.wait_in_view("started"));
+    Run busy = p.ws("profile umount claude");
+    CHECK(busy.status == 1);
+    CHECK(busy.err.find("profile 'claude' is in use by a ws run session") != npos);
+    CHECK(wait_job(job, 30) == 0);
+    Run down = p.ws("profile umount claude");
+    CHECK(down.out == "profile 'claude': config layer unmounted\n");
+    CHECK(p.ws("profile show claude").out.find("(mounted)") == npos);
 
     // No profile: the private home as before; a writable path in the layer is refused.
     Run none = run_in(p, "--profile=none -- claude");
