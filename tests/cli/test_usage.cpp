@@ -98,8 +98,9 @@ TEST_CASE("usage: a mistyped option gets the closest ones and the command's usag
 }
 
 TEST_CASE("usage: a command of commands names them, and its mistyped ones get the closest") {
-  check_mistake("profile", {"ws: error: 'ws profile' needs a command: list, show, diff, reset or umount",
-                            "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"});
+  check_mistake("profile",
+                {"ws: error: 'ws profile' needs a command: list, show, diff, reset or umount",
+                 "Usage: ws [-C DIR] [-w WORKSPACE] profile COMMAND [ARGS...]"});
   check_mistake("profile dif claude", {"ws: error: 'dif' is not a 'ws profile' command",
                                        "hint: did you mean 'ws profile diff'?"});
   check_mistake("profile diff --jsn claude",
