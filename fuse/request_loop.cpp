@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -60,12 +61,13 @@ RequestLoop::RequestLoop(fuse_session* se, unsigned threads)
 int RequestLoop::run() {
   WakeHandler wake;
   std::vector<std::thread> workers;
+  m_in_receive = std::make_unique<std::atomic<bool>[]>(m_threads);
   {
     std::lock_guard lock(m_mutex);
     m_running = m_threads;
   }
   for (unsigned i = 0; i < m_threads; ++i) {
-    workers.emplace_back([this] { work(); });
+    workers.emplace_back([this, i] { work(i); });
   }
   {
     std::unique_lock lock(m_mutex);
@@ -77,8 +79,10 @@ int RequestLoop::run() {
         m_idle.notify_all();
         m_standby.notify_all();
       }
-      if (m_stop && m_reader_taken && m_in_receive.load()) {
-        ::pthread_kill(m_reader_thread, wake_signal()); // blocked in read(): make it look
+      for (unsigned i = 0; m_stop && i < m_threads; ++i) {
+        if (m_in_receive[i].load()) { // blocked in read(): make it look
+          ::pthread_kill(workers[i].native_handle(), wake_signal());
+        }
       }
       m_done.wait_for(lock, std::chrono::milliseconds(m_stop ? 5 : 50));
     }
@@ -89,7 +93,7 @@ int RequestLoop::run() {
   return m_unmounted ? 0 : 1;
 }
 
-void RequestLoop::work() {
+void RequestLoop::work(unsigned index) {
   fuse_buf buf{};
   std::unique_lock lock(m_mutex);
   while (!m_stop) {
@@ -105,10 +109,9 @@ void RequestLoop::work() {
     }
     if (reader && !m_stop) {
       m_reader_taken = true;
-      m_reader_thread = ::pthread_self();
       uint64_t gen = m_gen.fetch_add(1) + 1;
       lock.unlock();
-      serve(buf, gen);
+      serve(buf, gen, m_in_receive[index]);
       lock.lock();
     }
   }
@@ -117,11 +120,11 @@ void RequestLoop::work() {
   m_done.notify_all();
 }
 
-void RequestLoop::serve(fuse_buf& buf, uint64_t gen) {
+void RequestLoop::serve(fuse_buf& buf, uint64_t gen, std::atomic<bool>& in_receive) {
   for (;;) {
-    m_in_receive.store(true);
+    in_receive.store(true);
     int res = fuse_session_exited(m_se) ? 0 : fuse_session_receive_buf(m_se, &buf);
-    m_in_receive.store(false);
+    in_receive.store(false);
     if (fuse_session_exited(m_se) || (res <= 0 && res != -EINTR)) {
       // The view was unmounted (ENODEV: libfuse marks the session exited and returns 0), a
       // signal marked it exited, or the device failed: each ends the session.

@@ -1,10 +1,9 @@
 #pragma once
 
-#include <pthread.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 struct fuse_session;
@@ -34,9 +33,11 @@ public:
   int run();
 
 private:
-  void work();
-  /// Reads and answers requests while this worker holds reader role `gen`.
-  void serve(fuse_buf& buf, uint64_t gen);
+  void work(unsigned index);
+  /// Reads and answers requests while this worker holds reader role `gen`. A standby that
+  /// took the role over may find this worker back in read() once: two readers, for one
+  /// request, then this one leaves.
+  void serve(fuse_buf& buf, uint64_t gen, std::atomic<bool>& in_receive);
   /// Waits as the standby; true if it took the reader role over from a blocked reader.
   bool stand_by(std::unique_lock<std::mutex>& lock);
   bool another_request_queued() const;
@@ -57,13 +58,13 @@ private:
   unsigned m_running = 0;
   bool m_stop = false;
   bool m_unmounted = false;
-  pthread_t m_reader_thread{};
 
   std::atomic<uint64_t> m_gen{0};    ///< changes whenever the reader role changes hands
   std::atomic<uint64_t> m_served{0}; ///< requests read so far
   std::atomic<uint64_t> m_busy{0};   ///< the request the reader answers inline (its number), or 0
   std::atomic<bool> m_standby_asleep{false};
-  std::atomic<bool> m_in_receive{false}; ///< the reader is in (or about to enter) read()
+  /// Per worker: in (or about to enter) read(), where a signal must interrupt it at the end.
+  std::unique_ptr<std::atomic<bool>[]> m_in_receive;
 };
 
 } // namespace ws::fuse
