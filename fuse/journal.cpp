@@ -2,6 +2,7 @@
 
 #include "fuse/host_callers.hpp"
 #include "fuse/meta_store.hpp"
+#include "fuse/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -295,30 +296,6 @@ std::string read_proc(const char* file) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-/// /proc/TID/stat: the thread's name (field 2, in parentheses; it may hold any byte but
-/// NUL, ')' included, so it ends at the last ')') and its start time (field 22).
-bool read_stat(pid_t tid, std::string& name, uint64_t& start) {
-  char file[64];
-  std::snprintf(file, sizeof file, "/proc/%d/stat", static_cast<int>(tid));
-  std::string stat = read_proc(file);
-  size_t open = stat.find('(');
-  size_t close = stat.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) {
-    return false;
-  }
-  name = stat.substr(open + 1, close - open - 1);
-  // Fields 3.. follow ") "; the start time is the 20th of them.
-  const char* p = stat.c_str() + close + 1;
-  for (int field = 3; field < 22; ++field) {
-    p = std::strchr(p + 1, ' ');
-    if (!p) {
-      return false;
-    }
-  }
-  start = std::strtoull(p + 1, nullptr, 10);
-  return true;
-}
-
 pid_t read_tgid(pid_t tid) {
   char file[64];
   std::snprintf(file, sizeof file, "/proc/%d/status", static_cast<int>(tid));
@@ -347,34 +324,56 @@ std::string read_comm(pid_t pid) {
   return comm;
 }
 
+/// The thread's current name from its held /proc/TID/comm: false once the thread is gone.
+bool read_name(int comm_fd, std::string& name) {
+  char buf[64]; // TASK_COMM_LEN is 16
+  ssize_t n = ::pread(comm_fd, buf, sizeof buf, 0);
+  if (n <= 0) {
+    return false; // ESRCH: the thread behind this fd exited (its tid may be someone else's now)
+  }
+  size_t len = static_cast<size_t>(n);
+  while (len > 0 && buf[len - 1] == '\n') {
+    --len;
+  }
+  name.assign(buf, len);
+  return true;
+}
+
 } // namespace
 
 ProcessInfo ProcessNames::info(pid_t tid) {
-  std::string name;
-  uint64_t start = 0;
-  if (tid <= 0 || !read_stat(tid, name, start)) {
-    return {"?", 0, 0, {}}; // the kernel named no one (0), or the thread is gone
+  if (tid <= 0) {
+    return {"?", 0, 0, {}}; // the kernel named no one
   }
-  int64_t now = now_ns();
+  std::shared_ptr<const UniqueFd> comm;
   ProcessInfo info;
   int64_t leader_read_ns = 0;
-  bool known = false;
   {
     std::lock_guard lock(m_mutex);
-    auto it = m_cache.find(tid);
-    if (it != m_cache.end() && it->second.start == start) { // the same thread, not a reuse
+    if (auto it = m_cache.find(tid); it != m_cache.end()) {
+      comm = it->second.comm;
       info = it->second.info;
       leader_read_ns = it->second.leader_read_ns;
-      known = true;
     }
   }
-  if (!known) { // what the thread's life does not change
-    info.tgid = read_tgid(tid);
-    info.pidns = pid_namespace_of(tid).value_or(0);
-    if (info.tgid == 0) {
-      return {"?", 0, 0, name}; // gone between the two reads
+  std::string name;
+  bool known = comm && read_name(comm->get(), name);
+  if (!known) { // a new thread, or the cached one exited: what its life does not change
+    char file[64];
+    std::snprintf(file, sizeof file, "/proc/%d/comm", static_cast<int>(tid));
+    comm = std::make_shared<const UniqueFd>(::open(file, O_RDONLY | O_CLOEXEC));
+    info = {};
+    info.tgid = *comm ? read_tgid(tid) : 0;
+    info.pidns = info.tgid ? pid_namespace_of(tid).value_or(0) : 0;
+    // Read through the fd opened first: it still names a live thread, so the tid was not
+    // reused between the reads above.
+    if (info.tgid == 0 || !read_name(comm->get(), name)) {
+      std::lock_guard lock(m_mutex);
+      m_cache.erase(tid);
+      return {"?", 0, 0, {}}; // the thread is gone
     }
   }
+  int64_t now = now_ns();
   info.thread = name;
   if (info.tgid == tid) {
     info.comm = name; // the leader itself: its name was just read
@@ -386,10 +385,10 @@ ProcessInfo ProcessNames::info(pid_t tid) {
     leader_read_ns = now;
   }
   std::lock_guard lock(m_mutex);
-  if (m_cache.size() > 4096) {
-    m_cache.clear();
+  if (!known && m_cache.size() >= k_max_cached) {
+    m_cache.clear(); // mostly exited threads; the live ones cost one more open each
   }
-  m_cache.insert_or_assign(tid, Cached{start, info, leader_read_ns});
+  m_cache.insert_or_assign(tid, Cached{std::move(comm), info, leader_read_ns});
   return info;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fuse/sqlite.hpp"
+#include "fuse/unique_fd.hpp"
 
 #include <sys/types.h>
 
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -116,18 +118,19 @@ struct ProcessInfo {
 
 /// Names the thread a FUSE request comes from (the kernel gives its tid) by its process:
 /// the thread group and its leader's command, and the pid namespace. What cannot change in a
-/// thread's life (its thread group, its pid namespace) is read once and cached by tid; every
-/// call checks, with one read of /proc/TID/stat, that the tid is still the same thread (its
-/// start time), since tids are reused, and takes the thread's current name from it (exec
-/// renames). The leader's name is read again after 2 s (a process may rename itself).
+/// thread's life (its thread group, its pid namespace) is read once and cached by tid, with an
+/// open /proc/TID/comm: every call reads the thread's current name through it (exec renames)
+/// with one pread, which fails once that thread has exited, so a reused tid is never named by
+/// its previous owner. The leader's name is read again after 2 s (a process may rename itself).
 class ProcessNames {
 public:
   std::string name(pid_t tid) { return info(tid).comm; }
   ProcessInfo info(pid_t tid);
 
 private:
+  static constexpr size_t k_max_cached = 256; ///< open fds held, at most
   struct Cached {
-    uint64_t start = 0; ///< the thread's start time (clock ticks since boot)
+    std::shared_ptr<const UniqueFd> comm; ///< /proc/TID/comm of the thread this entry names
     ProcessInfo info;
     int64_t leader_read_ns = 0;
   };

@@ -507,6 +507,15 @@ private:
   std::mutex m_pending_mutex; ///< after m_table when both are held
   std::unordered_map<const Node*, PendingWrite> m_pending;
   void emit_pending_locked(PendingWrite& p);
+  /// Adds a write to `n`'s pending burst if `continues` accepts that burst (marking the path
+  /// for the next checkpoint once per checkpoint); false: the caller starts a burst.
+  template <class Continues>
+  bool extend_burst(Node* n, uint64_t offset, uint64_t size, Continues continues);
+  /// Starts `n`'s burst as `fresh` (its writer named by the caller) with this write, unless
+  /// another request started one that `continues` accepts meanwhile; journals the one before.
+  template <class Continues>
+  void start_burst(Node* n, uint64_t offset, uint64_t size, Continues continues,
+                   PendingWrite fresh);
   /// Journals `n`'s pending writes now, under the name they were written to (before a rename).
   void flush_pending_of(const Node* n);
   std::atomic<uint64_t> m_tmp_counter{0};

@@ -77,6 +77,48 @@ void OverlayFs::emit_pending_locked(PendingWrite& p) {
   }
 }
 
+template <class Continues>
+bool OverlayFs::extend_burst(Node* n, uint64_t offset, uint64_t size, Continues continues) {
+  bool mark = false;
+  {
+    std::lock_guard lock(m_pending_mutex);
+    auto it = m_pending.find(n);
+    if (it == m_pending.end() || !continues(it->second)) {
+      return false;
+    }
+    it->second.ranges.add(offset, size); // the common case: no path, no /proc, no allocation
+    uint64_t gen = m_marks.generation();
+    mark = it->second.marked != gen;
+    it->second.marked = gen;
+  }
+  if (mark) {
+    // Once per checkpoint: the write landed, so the next checkpoint reads the file, at the
+    // path it has now (a directory above it may have moved since the burst began).
+    std::shared_lock tree(m_tree);
+    m_marks.mark(path_locked(n));
+  }
+  return true;
+}
+
+template <class Continues>
+void OverlayFs::start_burst(Node* n, uint64_t offset, uint64_t size, Continues continues,
+                            PendingWrite fresh) {
+  {
+    std::shared_lock tree(m_tree); // m_tree before m_pending_mutex
+    fresh.path = path_locked(n);
+  }
+  uint64_t gen = m_marks.generation(); // before marking: a take() in between marks again
+  m_marks.mark(fresh.path);
+  std::lock_guard lock(m_pending_mutex);
+  PendingWrite& p = m_pending[n];
+  if (!continues(p)) { // else another request began the burst meanwhile: it goes on
+    emit_pending_locked(p);
+    p = std::move(fresh);
+  }
+  p.ranges.add(offset, size);
+  p.marked = gen;
+}
+
 void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t size) {
   note_written(n); // after the bytes landed: a token handed out later covers them
   int64_t now = now_ns();
@@ -84,50 +126,17 @@ void OverlayFs::note_write(const Caller& c, Node* n, uint64_t offset, uint64_t s
     return !p.ranges.empty() && !p.writeback && p.writer.pid == c.pid && p.ranges.size() < 64 &&
            now - p.since_ns <= k_pending_age_ns;
   };
-  bool mark = false;
-  {
-    std::lock_guard lock(m_pending_mutex);
-    auto it = m_pending.find(n);
-    if (it != m_pending.end() && continues(it->second)) {
-      it->second.ranges.add(offset, size); // the common case: no path, no /proc, no allocation
-      uint64_t gen = m_marks.generation();
-      mark = it->second.marked != gen;
-      it->second.marked = gen;
-      if (!mark) {
-        return;
-      }
-    }
-  }
-  if (mark) {
-    // Once per checkpoint: the write landed, so the next checkpoint reads the file, at the
-    // path it has now (a directory above it may have moved since the burst began).
-    std::shared_lock tree(m_tree);
-    m_marks.mark(path_locked(n));
+  if (extend_burst(n, offset, size, continues)) {
     return;
   }
-  // A new burst: name the file and the process once (m_tree before m_pending_mutex).
+  // A new burst: name the file and the process once.
   ProcessInfo proc = m_process_names.info(c.pid);
   m_mapped.remember(n->ino.load(), c.pid, c.uid, proc);
-  std::string path;
-  {
-    std::shared_lock tree(m_tree);
-    path = path_locked(n);
-  }
-  uint64_t gen = m_marks.generation(); // before marking: a take() in between marks again
-  m_marks.mark(path);
-  std::lock_guard lock(m_pending_mutex);
-  PendingWrite& p = m_pending[n];
-  if (!continues(p)) {
-    emit_pending_locked(p);
-    p.writer = c;
-    p.proc = std::move(proc);
-    p.writeback = false;
-    p.via.clear();
-    p.path = std::move(path);
-    p.since_ns = now;
-  }
-  p.ranges.add(offset, size);
-  p.marked = gen;
+  PendingWrite fresh;
+  fresh.writer = c;
+  fresh.proc = std::move(proc);
+  fresh.since_ns = now;
+  start_burst(n, offset, size, continues, std::move(fresh));
 }
 
 bool OverlayFs::continues_writeback(const PendingWrite& p, int64_t now) {
@@ -152,47 +161,18 @@ void OverlayFs::note_writeback(Node* n, uint64_t offset, uint64_t size,
   try {
     int64_t now = now_ns();
     auto continues = [&](const PendingWrite& p) { return continues_writeback(p, now); };
-    bool mark = false;
-    {
-      std::lock_guard lock(m_pending_mutex);
-      auto it = m_pending.find(n);
-      if (it != m_pending.end() && continues(it->second)) {
-        it->second.ranges.add(offset, size);
-        uint64_t gen = m_marks.generation();
-        mark = it->second.marked != gen;
-        it->second.marked = gen;
-        if (!mark) {
-          return;
-        }
-      }
-    }
-    if (mark) { // once per checkpoint, as note_write
-      std::shared_lock tree(m_tree);
-      m_marks.mark(path_locked(n));
+    if (extend_burst(n, offset, size, continues)) {
       return;
     }
     MappedWriters::Writer who =
         holder.tid > 0 ? std::move(holder) : m_mapped.attribute(n->ino.load(), m_process_names);
-    std::string path;
-    {
-      std::shared_lock tree(m_tree);
-      path = path_locked(n);
-    }
-    uint64_t gen = m_marks.generation(); // before marking: a take() in between marks again
-    m_marks.mark(path);
-    std::lock_guard lock(m_pending_mutex);
-    PendingWrite& p = m_pending[n];
-    if (!continues(p)) {
-      emit_pending_locked(p);
-      p.writer = Caller{who.uid, 0, who.tid, 0};
-      p.proc = std::move(who.info);
-      p.writeback = true;
-      p.via = std::move(who.via);
-      p.path = std::move(path);
-      p.since_ns = now;
-    }
-    p.ranges.add(offset, size);
-    p.marked = gen;
+    PendingWrite fresh;
+    fresh.writer = Caller{who.uid, 0, who.tid, 0};
+    fresh.proc = std::move(who.info);
+    fresh.writeback = true;
+    fresh.via = std::move(who.via);
+    fresh.since_ns = now;
+    start_burst(n, offset, size, continues, std::move(fresh));
   } catch (const std::exception& e) {
     logger().warn("journal a writeback: {}",
                   e.what()); // the data is written; only its entry is lost

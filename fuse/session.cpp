@@ -5,11 +5,14 @@
 #include "fuse/log.hpp"
 #include "fuse/mapped_writers.hpp"
 #include "fuse/overlay_fs.hpp"
+#include "fuse/request_loop.hpp"
 
 #include <fuse_lowlevel.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ws::fuse {
@@ -88,6 +91,10 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
 FuseSession::~FuseSession() = default;
 
 int FuseSession::run() {
+  const char* loop = std::getenv("WS_FUSE_LOOP"); // "libfuse": its loop, to compare (benchmarks.md)
+  if (!loop || std::string_view(loop) != "libfuse") {
+    return RequestLoop(m_impl->se, m_max_threads).run();
+  }
   fuse_loop_config* cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(cfg, m_max_threads);
   // Idle workers never exit: libfuse 3.14 corrupts its heap when a worker exits while

@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <future>
@@ -102,6 +104,34 @@ TEST_CASE("fuse::ProcessNames names a thread by its process, and keeps the threa
   ProcessInfo gone = names.info(tid);
   CHECK(gone.comm == "?");
   CHECK(gone.tgid == 0);
+}
+
+TEST_CASE("fuse::ProcessNames follows an exec, and does not name a reused tid by its past") {
+  ProcessNames names;
+  int go[2];
+  REQUIRE(::pipe(go) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    char c;
+    (void)!::read(go[0], &c, 1);
+    ::execl("/bin/sleep", "sleep", "10", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(go[0]);
+  CHECK(names.name(child) == "ws_unit_tests"); // forked, not yet exec'd: cached from here on
+  REQUIRE(::write(go[1], "x", 1) == 1);
+  ::close(go[1]);
+  std::string now;
+  for (int i = 0; i < 500 && now != "sleep"; ++i) { // until the exec is done
+    now = names.name(child);
+    ::usleep(2000);
+  }
+  CHECK(now == "sleep");
+  CHECK(names.info(child).tgid == child);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  CHECK(names.name(child) == "?"); // reaped: the cached entry answers for no one
 }
 
 TEST_CASE("fuse::ProcessNames gives the pid namespace") {
