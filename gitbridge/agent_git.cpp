@@ -2,7 +2,9 @@
 // (docs/agent-git.md).
 #include "gitbridge/agent_git.hpp"
 
+#include "fuse/unique_fd.hpp"
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/git_ids.hpp"
 #include "gitbridge/tree_compare.hpp"
 
 #include <git2/sys/mempack.h>
@@ -23,11 +25,7 @@ namespace ws::gitbridge {
 
 namespace {
 
-using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
-using CommitPtr = GitPtr<git_commit, git_commit_free>;
-using ReferencePtr = GitPtr<git_reference, git_reference_free>;
 using RefIterPtr = GitPtr<git_reference_iterator, git_reference_iterator_free>;
-using SignaturePtr = GitPtr<git_signature, git_signature_free>;
 
 /// Refs are small; packed-refs of a large repository a few megabytes.
 constexpr off_t k_max_ref_file = 1 << 20;
@@ -40,30 +38,20 @@ int open_beneath(int dir, const std::string& rel, int flags) {
   return static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof how));
 }
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = fuse::UniqueFd;
 
 /// The whole of a regular file below `dir`; nullopt if there is none (or it is something
 /// else: a FIFO must never block us, a symlink never lead elsewhere).
 std::optional<std::string> read_regular(int dir, const std::string& rel, off_t max) {
   Fd f(open_beneath(dir, rel, O_RDONLY | O_NONBLOCK));
   struct stat st {};
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
+  if (!f || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
     return std::nullopt;
   }
   std::string out(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::pread(f.fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
+    ssize_t n = ::pread(f.get(), out.data() + got, out.size() - got, static_cast<off_t>(got));
     if (n <= 0) {
       if (n < 0 && errno == EINTR) {
         continue;
@@ -88,18 +76,6 @@ std::string trim(std::string s) {
     s.pop_back();
   }
   return s;
-}
-
-std::string oid_hex(const git_oid* oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, oid);
-  return buf;
-}
-
-git_oid parse_oid(const std::string& hex) {
-  git_oid oid;
-  git_check(git_oid_fromstr(&oid, hex.c_str()), "read object id '" + hex + "'");
-  return oid;
 }
 
 CommitInfo info_of(const git_commit* c) {

@@ -180,8 +180,10 @@ TEST_CASE("sync: refused while a ws run session runs in the workspace - nothing 
   MountedWorkspace w(repo);
   person_identity(repo);
   two_commits(w);
-  repo.write("src/main.c", repo.read("src/main.c") + "/* person */\n");
-  git(repo, "commit -qam person"); // so there is something to sync
+  // So there is something to sync: README.md's first line (the agent changed its last).
+  repo.write("README.md", "# Project, by the person\n\nA small project for tests.\n");
+  git(repo, "commit -qam person");
+  std::string person_head = git(repo, "rev-parse HEAD").substr(0, 40);
 
   // The agent at work: a session that lasts until the test lets it end (a file in the view;
   // a minute at most, should the test fail first), leaving nothing of its own behind.
@@ -220,9 +222,16 @@ TEST_CASE("sync: refused while a ws run session runs in the workspace - nothing 
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   REQUIRE_FALSE(running());
+  Run j = w.ws("sync --check --json");
+  INFO(j.out << j.err);
+  CHECK(j.status == 0);
+  CHECK(j.out == "{\"check\":true,\"onto\":\"" + person_head +
+                     "\",\"commits\":2,\"files\":[{\"path\":\"README.md\",\"result\":\"merged\","
+                     "\"why\":\"\"}]}\n");
   Run s = w.ws("sync");
   INFO(s.out << s.err);
   CHECK(s.status == 0);
+  CHECK(s.out.find("M  README.md  (merged with yours)\n") != npos);
   CHECK(s.out.find("2 commits of the agent's rebased (feature: ") != npos);
   CHECK(w.ws("status").out.find("your HEAD:") == npos);
 }
