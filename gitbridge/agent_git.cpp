@@ -26,6 +26,7 @@ namespace ws::gitbridge {
 namespace {
 
 using RefIterPtr = GitPtr<git_reference_iterator, git_reference_iterator_free>;
+using TreeEntryPtr = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 /// Refs are small; packed-refs of a large repository a few megabytes.
 constexpr off_t k_max_ref_file = 1 << 20;
@@ -69,6 +70,17 @@ bool is_hex_id(std::string_view s) {
            return std::isxdigit(static_cast<unsigned char>(c)) &&
                   !std::isupper(static_cast<unsigned char>(c));
          });
+}
+
+/// The tree of the commit `id`.
+TreePtr tree_of_commit(git_repository* repo, const std::string& id) {
+  git_oid oid = parse_oid(id);
+  git_commit* c = nullptr;
+  git_check(git_commit_lookup(&c, repo, &oid), "read commit " + short_id(id));
+  CommitPtr commit(c);
+  git_tree* t = nullptr;
+  git_check(git_commit_tree(&t, commit.get()), "read the tree of " + short_id(id));
+  return TreePtr(t);
 }
 
 std::string trim(std::string s) {
@@ -395,20 +407,14 @@ AgentGit::Entry AgentGit::entry(const std::string& commit, const std::string& pa
   if (commit.empty() || path.empty()) {
     return out;
   }
-  git_oid id = parse_oid(commit);
-  git_commit* c = nullptr;
-  git_check(git_commit_lookup(&c, m->repo.get(), &id), "read commit " + short_id(commit));
-  CommitPtr owned(c);
-  git_tree* t = nullptr;
-  git_check(git_commit_tree(&t, owned.get()), "read the tree of " + short_id(commit));
-  TreePtr tree(t);
-  git_tree_entry* e = nullptr;
-  if (git_tree_entry_bypath(&e, tree.get(), path.c_str()) != 0) {
+  TreePtr tree = tree_of_commit(m->repo.get(), commit);
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree.get(), path.c_str()) != 0) {
     return out;
   }
-  out.id = oid_hex(git_tree_entry_id(e));
-  out.mode = static_cast<uint32_t>(git_tree_entry_filemode(e));
-  git_tree_entry_free(e);
+  TreeEntryPtr e(raw);
+  out.id = oid_hex(git_tree_entry_id(e.get()));
+  out.mode = static_cast<uint32_t>(git_tree_entry_filemode(e.get()));
   return out;
 }
 
@@ -436,18 +442,7 @@ std::string AgentGit::merge_base(const std::string& a, const std::string& b) con
 std::vector<std::string> AgentGit::changed_paths(const std::string& from,
                                                  const std::string& to) const {
   auto tree_of = [&](const std::string& id) {
-    TreePtr tree;
-    if (id.empty()) {
-      return tree;
-    }
-    git_oid oid = parse_oid(id);
-    git_commit* c = nullptr;
-    git_check(git_commit_lookup(&c, m->repo.get(), &oid), "read commit " + short_id(id));
-    CommitPtr owned(c);
-    git_tree* t = nullptr;
-    git_check(git_commit_tree(&t, owned.get()), "read the tree of " + short_id(id));
-    tree.reset(t);
-    return tree;
+    return id.empty() ? TreePtr() : tree_of_commit(m->repo.get(), id);
   };
   TreePtr a = tree_of(from), b = tree_of(to);
   return changed_files(m->repo.get(), a.get(), b.get()); // costs what changed

@@ -31,6 +31,14 @@ void add_gitlink(const fs::path& repo, const std::string& path) {
   git(repo, "update-index --add --cacheinfo 160000," + std::string(k_commit) + "," + q(path));
 }
 
+/// A new repository at `repo` with one file staged.
+void new_repo(const fs::path& repo) {
+  fs::create_directories(repo);
+  git(repo, "init -q .");
+  std::ofstream(repo / "a.txt") << "a\n";
+  git(repo, "add a.txt");
+}
+
 /// What RealRepo says of each path: gitlink, and the submodule it lies in.
 std::vector<std::string> answers(RealRepo& r, const std::vector<std::string>& paths) {
   std::vector<std::string> out;
@@ -44,23 +52,22 @@ std::vector<std::string> answers(RealRepo& r, const std::vector<std::string>& pa
 const std::vector<std::string> k_paths{"a.txt",        "sub",    "sub/x.c", "vendor/lib",
                                        "vendor/lib/y", "vendor", "subx/z",  "other/sub"};
 
+/// What RealRepo says of `k_paths` when it reads the index.
+std::vector<std::string> uncached(const fs::path& repo) {
+  RealRepo plain(repo);
+  return answers(plain, k_paths);
+}
+
 } // namespace
 
 TEST_CASE("gitlink cache: the same answers as the index, and a changed index is read again") {
   ws::gitbridge::LibGit2 libgit2;
   TempDir dir;
   fs::path repo = dir.path() / "repo", cache = dir.path() / "gitlink-cache";
-  fs::create_directories(repo);
-  git(repo, "init -q .");
-  std::ofstream(repo / "a.txt") << "a\n";
-  git(repo, "add a.txt");
+  new_repo(repo);
   add_gitlink(repo, "sub");
 
-  std::vector<std::string> truth;
-  {
-    RealRepo plain(repo);
-    truth = answers(plain, k_paths);
-  }
+  std::vector<std::string> truth = uncached(repo);
   CHECK(truth[1] == "sub: gitlink in ''");
   CHECK(truth[2] == "sub/x.c: - in 'sub'");
   {
@@ -75,10 +82,7 @@ TEST_CASE("gitlink cache: the same answers as the index, and a changed index is 
 
   // The person adds a submodule: the index changed, the cache is not asked.
   add_gitlink(repo, "vendor/lib");
-  {
-    RealRepo plain(repo);
-    truth = answers(plain, k_paths);
-  }
+  truth = uncached(repo);
   CHECK(truth[3] == "vendor/lib: gitlink in ''");
   CHECK(truth[4] == "vendor/lib/y: - in 'vendor/lib'");
   {
@@ -100,10 +104,7 @@ TEST_CASE("gitlink cache: answers from the cache only for the index content it w
   ws::gitbridge::LibGit2 libgit2;
   TempDir dir;
   fs::path repo = dir.path() / "repo", cache = dir.path() / "gitlink-cache";
-  fs::create_directories(repo);
-  git(repo, "init -q .");
-  std::ofstream(repo / "a.txt") << "a\n";
-  git(repo, "add a.txt");
+  new_repo(repo);
   auto stamp = ws::gitbridge::index_stamp(repo / ".git" / "index");
   REQUIRE(stamp);
   // A cache naming a gitlink the index does not have, kept for this very index: it is used
@@ -141,19 +142,14 @@ TEST_CASE("gitlink cache: a submodule in a merge conflict still contains its pat
   ws::gitbridge::LibGit2 libgit2;
   TempDir dir;
   fs::path repo = dir.path() / "repo", cache = dir.path() / "gitlink-cache";
-  fs::create_directories(repo);
-  git(repo, "init -q .");
+  new_repo(repo);
   // Stages 1-3 of `sub` only, as a conflicted submodule leaves the index.
   std::string info;
   for (int stage = 1; stage <= 3; ++stage) {
     info += "160000 " + std::string(k_commit) + " " + std::to_string(stage) + "\tsub\n";
   }
   REQUIRE(sh("printf %s " + q(info) + " | git update-index --index-info", repo).status == 0);
-  std::vector<std::string> truth;
-  {
-    RealRepo plain(repo);
-    truth = answers(plain, k_paths);
-  }
+  std::vector<std::string> truth = uncached(repo);
   CHECK(truth[1] == "sub: - in ''"); // no gitlink at stage 0
   CHECK(truth[2] == "sub/x.c: - in 'sub'");
   for (int i = 0; i < 2; ++i) { // a miss, then a hit
