@@ -156,6 +156,9 @@ struct AgentGit::Impl {
   ConfigPtr config;
   // packed-refs, parsed on first need
   mutable std::optional<std::map<std::string, std::string>> packed;
+  /// Commit id -> its tree, for `entry`: a large top tree is past libgit2's object cache
+  /// limit, and would be read and inflated again for every path asked. Freed before `repo`.
+  std::map<std::string, TreePtr> trees;
   ~Impl() {
     if (dirfd >= 0) {
       ::close(dirfd);
@@ -407,7 +410,10 @@ AgentGit::Entry AgentGit::entry(const std::string& commit, const std::string& pa
   if (commit.empty() || path.empty()) {
     return out;
   }
-  TreePtr tree = tree_of_commit(m->repo.get(), commit);
+  TreePtr& tree = m->trees[commit];
+  if (!tree) {
+    tree = tree_of_commit(m->repo.get(), commit);
+  }
   git_tree_entry* raw = nullptr;
   if (git_tree_entry_bypath(&raw, tree.get(), path.c_str()) != 0) {
     return out;
