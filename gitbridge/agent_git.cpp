@@ -2,7 +2,9 @@
 // (docs/agent-git.md).
 #include "gitbridge/agent_git.hpp"
 
+#include "fuse/unique_fd.hpp"
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/git_ids.hpp"
 #include "gitbridge/tree_compare.hpp"
 
 #include <git2/sys/mempack.h>
@@ -23,11 +25,8 @@ namespace ws::gitbridge {
 
 namespace {
 
-using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
-using CommitPtr = GitPtr<git_commit, git_commit_free>;
-using ReferencePtr = GitPtr<git_reference, git_reference_free>;
 using RefIterPtr = GitPtr<git_reference_iterator, git_reference_iterator_free>;
-using SignaturePtr = GitPtr<git_signature, git_signature_free>;
+using TreeEntryPtr = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 /// Refs are small; packed-refs of a large repository a few megabytes.
 constexpr off_t k_max_ref_file = 1 << 20;
@@ -40,30 +39,20 @@ int open_beneath(int dir, const std::string& rel, int flags) {
   return static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof how));
 }
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = fuse::UniqueFd;
 
 /// The whole of a regular file below `dir`; nullopt if there is none (or it is something
 /// else: a FIFO must never block us, a symlink never lead elsewhere).
 std::optional<std::string> read_regular(int dir, const std::string& rel, off_t max) {
   Fd f(open_beneath(dir, rel, O_RDONLY | O_NONBLOCK));
   struct stat st {};
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
+  if (!f || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
     return std::nullopt;
   }
   std::string out(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::pread(f.fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
+    ssize_t n = ::pread(f.get(), out.data() + got, out.size() - got, static_cast<off_t>(got));
     if (n <= 0) {
       if (n < 0 && errno == EINTR) {
         continue;
@@ -83,23 +72,22 @@ bool is_hex_id(std::string_view s) {
          });
 }
 
+/// The tree of the commit `id`.
+TreePtr tree_of_commit(git_repository* repo, const std::string& id) {
+  git_oid oid = parse_oid(id);
+  git_commit* c = nullptr;
+  git_check(git_commit_lookup(&c, repo, &oid), "read commit " + short_id(id));
+  CommitPtr commit(c);
+  git_tree* t = nullptr;
+  git_check(git_commit_tree(&t, commit.get()), "read the tree of " + short_id(id));
+  return TreePtr(t);
+}
+
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) {
     s.pop_back();
   }
   return s;
-}
-
-std::string oid_hex(const git_oid* oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, oid);
-  return buf;
-}
-
-git_oid parse_oid(const std::string& hex) {
-  git_oid oid;
-  git_check(git_oid_fromstr(&oid, hex.c_str()), "read object id '" + hex + "'");
-  return oid;
 }
 
 CommitInfo info_of(const git_commit* c) {
@@ -168,6 +156,9 @@ struct AgentGit::Impl {
   ConfigPtr config;
   // packed-refs, parsed on first need
   mutable std::optional<std::map<std::string, std::string>> packed;
+  /// Commit id -> its tree, for `entry`: a large top tree is past libgit2's object cache
+  /// limit, and would be read and inflated again for every path asked. Freed before `repo`.
+  std::map<std::string, TreePtr> trees;
   ~Impl() {
     if (dirfd >= 0) {
       ::close(dirfd);
@@ -419,20 +410,17 @@ AgentGit::Entry AgentGit::entry(const std::string& commit, const std::string& pa
   if (commit.empty() || path.empty()) {
     return out;
   }
-  git_oid id = parse_oid(commit);
-  git_commit* c = nullptr;
-  git_check(git_commit_lookup(&c, m->repo.get(), &id), "read commit " + short_id(commit));
-  CommitPtr owned(c);
-  git_tree* t = nullptr;
-  git_check(git_commit_tree(&t, owned.get()), "read the tree of " + short_id(commit));
-  TreePtr tree(t);
-  git_tree_entry* e = nullptr;
-  if (git_tree_entry_bypath(&e, tree.get(), path.c_str()) != 0) {
+  TreePtr& tree = m->trees[commit];
+  if (!tree) {
+    tree = tree_of_commit(m->repo.get(), commit);
+  }
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree.get(), path.c_str()) != 0) {
     return out;
   }
-  out.id = oid_hex(git_tree_entry_id(e));
-  out.mode = static_cast<uint32_t>(git_tree_entry_filemode(e));
-  git_tree_entry_free(e);
+  TreeEntryPtr e(raw);
+  out.id = oid_hex(git_tree_entry_id(e.get()));
+  out.mode = static_cast<uint32_t>(git_tree_entry_filemode(e.get()));
   return out;
 }
 
@@ -460,18 +448,7 @@ std::string AgentGit::merge_base(const std::string& a, const std::string& b) con
 std::vector<std::string> AgentGit::changed_paths(const std::string& from,
                                                  const std::string& to) const {
   auto tree_of = [&](const std::string& id) {
-    TreePtr tree;
-    if (id.empty()) {
-      return tree;
-    }
-    git_oid oid = parse_oid(id);
-    git_commit* c = nullptr;
-    git_check(git_commit_lookup(&c, m->repo.get(), &oid), "read commit " + short_id(id));
-    CommitPtr owned(c);
-    git_tree* t = nullptr;
-    git_check(git_commit_tree(&t, owned.get()), "read the tree of " + short_id(id));
-    tree.reset(t);
-    return tree;
+    return id.empty() ? TreePtr() : tree_of_commit(m->repo.get(), id);
   };
   TreePtr a = tree_of(from), b = tree_of(to);
   return changed_files(m->repo.get(), a.get(), b.get()); // costs what changed

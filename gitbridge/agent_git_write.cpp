@@ -1,7 +1,9 @@
 // Writing the agent's git state (`ws sync`): its branch and index, as git itself would.
 #include "gitbridge/agent_git_write.hpp"
 
+#include "fuse/unique_fd.hpp"
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/git_ids.hpp"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -17,21 +19,7 @@ namespace ws::gitbridge {
 
 namespace {
 
-using CommitPtr = GitPtr<git_commit, git_commit_free>;
-
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd& operator=(Fd&&) = delete;
-};
+using Fd = fuse::UniqueFd;
 
 /// A directory below `dir`, never through a symlink (the agent may have put one anywhere in
 /// its `.git`, pointing out of the view).
@@ -48,7 +36,7 @@ std::string errno_text(const std::string& what) {
 
 Fd open_git_dir(const std::filesystem::path& git_dir) {
   Fd d(::open(git_dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (d.fd < 0) {
+  if (!d) {
     throw GitError(-1, errno_text("open the agent's git directory " + git_dir.string()));
   }
   return d;
@@ -63,14 +51,14 @@ Fd make_dirs_beneath(int root, const std::string& rel) {
     std::string part =
         rel.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
     from = slash == std::string::npos ? rel.size() : slash + 1;
-    if (::mkdirat(at.fd, part.c_str(), 0777) != 0 && errno != EEXIST) {
+    if (::mkdirat(at.get(), part.c_str(), 0777) != 0 && errno != EEXIST) {
       throw GitError(-1, errno_text("make the agent's " + rel));
     }
-    Fd next(open_dir_beneath(at.fd, part));
-    if (next.fd < 0) {
+    Fd next(open_dir_beneath(at.get(), part));
+    if (!next) {
       throw GitError(-1, errno_text("open the agent's " + rel + " (not a directory?)"));
     }
-    std::swap(at.fd, next.fd);
+    std::swap(at, next);
   }
   return at;
 }
@@ -99,14 +87,14 @@ void append_reflog(int git_dir, const std::string& ref, const std::string& old_i
   std::string rel = "logs/" + ref;
   Fd f(static_cast<int>(::syscall(SYS_openat2, git_dir, rel.c_str(), &how, sizeof how)));
   struct stat st {};
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (!f || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return;
   }
   std::string zero(40, '0');
   std::string line = (old_id.empty() ? zero : old_id) + " " + new_id + " ws <ws@localhost> " +
                      std::to_string(static_cast<long long>(::time(nullptr))) + " +0000\t" +
                      message + "\n";
-  write_all(f.fd, line, "the agent's " + rel);
+  write_all(f.get(), line, "the agent's " + rel);
 }
 
 } // namespace
@@ -120,15 +108,14 @@ AgentIndex::AgentIndex(const std::filesystem::path& git_dir, const AgentGit& git
     : m(std::make_unique<Impl>()) {
   Fd dir = open_git_dir(git_dir);
   struct stat st {};
-  if (::fstatat(dir.fd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+  if (::fstatat(dir.get(), "index", &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
     throw GitError(-1, "the agent's " + (git_dir / "index").string() + " is not a file");
   }
   git_index* raw = nullptr;
   git_check(git_index_open(&raw, (git_dir / "index").c_str()),
             "read the agent's index " + (git_dir / "index").string());
   m->index.reset(raw);
-  git_oid oid;
-  git_check(git_oid_fromstr(&oid, commit.c_str()), "read object id '" + commit + "'");
+  git_oid oid = parse_oid(commit);
   git_commit* c = nullptr;
   git_check(git_commit_lookup(&c, git.repo(), &oid), "read commit " + short_id(commit));
   CommitPtr cp(c);
@@ -169,10 +156,11 @@ void move_agent_ref(const std::filesystem::path& git_dir, const AgentGit& git,
   size_t slash = ref.rfind('/');
   std::string parent = slash == std::string::npos ? "" : ref.substr(0, slash);
   std::string name = slash == std::string::npos ? ref : ref.substr(slash + 1);
-  Fd dir = parent.empty() ? Fd(::dup(root.fd)) : make_dirs_beneath(root.fd, parent);
+  Fd dir = parent.empty() ? Fd(::dup(root.get())) : make_dirs_beneath(root.get(), parent);
   std::string lock = name + ".lock";
-  Fd f(::openat(dir.fd, lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
-  if (f.fd < 0) {
+  Fd f(::openat(dir.get(), lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                0666));
+  if (!f) {
     if (errno == EEXIST) {
       throw GitError(-1, "the agent's git holds " + ref +
                              ".lock (a git command of its runs, or "
@@ -181,19 +169,19 @@ void move_agent_ref(const std::filesystem::path& git_dir, const AgentGit& git,
     throw GitError(-1, errno_text("lock the agent's " + ref));
   }
   try {
-    write_all(f.fd, new_id + "\n", "the agent's " + lock);
-    if (::renameat(dir.fd, lock.c_str(), dir.fd, name.c_str()) != 0) {
+    write_all(f.get(), new_id + "\n", "the agent's " + lock);
+    if (::renameat(dir.get(), lock.c_str(), dir.get(), name.c_str()) != 0) {
       throw GitError(-1, errno_text("move the agent's " + ref));
     }
   } catch (...) {
-    ::unlinkat(dir.fd, lock.c_str(), 0);
+    ::unlinkat(dir.get(), lock.c_str(), 0);
     throw;
   }
-  append_reflog(root.fd, ref, old_id, new_id, message);
+  append_reflog(root.get(), ref, old_id, new_id, message);
   if (ref != "HEAD") {
     AgentHead h = git.head();
     if (h.ref == ref) {
-      append_reflog(root.fd, "HEAD", old_id, new_id, message);
+      append_reflog(root.get(), "HEAD", old_id, new_id, message);
     }
   }
 }

@@ -1,7 +1,9 @@
 // The agent's commits one by one, and replaying them 3-way onto another commit.
 #include "gitbridge/commit_replay.hpp"
 
+#include "gitbridge/diff_setup.hpp"
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/git_ids.hpp"
 #include "gitbridge/tree_compare.hpp"
 
 #include <functional>
@@ -11,23 +13,6 @@ namespace ws::gitbridge {
 
 namespace {
 
-using CommitPtr = GitPtr<git_commit, git_commit_free>;
-using ReferencePtr = GitPtr<git_reference, git_reference_free>;
-using SignaturePtr = GitPtr<git_signature, git_signature_free>;
-using BlobPtr = GitPtr<git_blob, git_blob_free>;
-
-std::string hex(const git_oid* oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, oid);
-  return buf;
-}
-
-git_oid oid_of(const std::string& id) {
-  git_oid oid;
-  git_check(git_oid_fromstr(&oid, id.c_str()), "read object id '" + id + "'");
-  return oid;
-}
-
 RepoPtr open_repo(const std::filesystem::path& path) {
   git_repository* raw = nullptr;
   git_check(git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
@@ -36,7 +21,7 @@ RepoPtr open_repo(const std::filesystem::path& path) {
 }
 
 CommitPtr lookup_commit(git_repository* repo, const std::string& id) {
-  git_oid oid = oid_of(id);
+  git_oid oid = parse_oid(id);
   git_commit* c = nullptr;
   git_check(git_commit_lookup(&c, repo, &oid), "read commit " + short_id(id));
   return CommitPtr(c);
@@ -44,7 +29,7 @@ CommitPtr lookup_commit(git_repository* repo, const std::string& id) {
 
 TreePtr tree_of(const git_commit* c) {
   git_tree* t = nullptr;
-  git_check(git_commit_tree(&t, c), "read the tree of " + hex(git_commit_id(c)));
+  git_check(git_commit_tree(&t, c), "read the tree of " + oid_hex(git_commit_id(c)));
   return TreePtr(t);
 }
 
@@ -54,7 +39,7 @@ BlobSide side_of(git_repository* repo, const git_diff_file& f) {
     return side;
   }
   if (f.mode == GIT_FILEMODE_COMMIT) {
-    side.content = hex(&f.id); // a gitlink: what it points at
+    side.content = oid_hex(&f.id); // a gitlink: what it points at
     return side;
   }
   git_blob* b = nullptr;
@@ -64,21 +49,6 @@ BlobSide side_of(git_repository* repo, const git_diff_file& f) {
   side.content.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                       static_cast<size_t>(git_blob_rawsize(blob.get())));
   return side;
-}
-
-char letter(git_delta_t status) {
-  switch (status) {
-  case GIT_DELTA_ADDED:
-    return 'A';
-  case GIT_DELTA_DELETED:
-    return 'D';
-  case GIT_DELTA_RENAMED:
-    return 'R';
-  case GIT_DELTA_TYPECHANGE:
-    return 'T';
-  default:
-    return 'M';
-  }
 }
 
 std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree* b,
@@ -93,25 +63,20 @@ std::vector<CommitChange> diff_trees(git_repository* repo, git_tree* a, git_tree
   for (auto& p : paths) {
     specs.push_back(p.data());
   }
-  git_diff_options opts;
-  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-  opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  git_diff_options opts = diff_options(GIT_DIFF_DISABLE_PATHSPEC_MATCH);
   opts.pathspec.strings = specs.data();
   opts.pathspec.count = specs.size();
   git_diff* raw = nullptr;
   git_check(git_diff_tree_to_tree(&raw, repo, a, b, &opts), "compare two trees");
   DiffPtr diff(raw);
   if (renames) {
-    git_diff_find_options find;
-    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
-    find.flags = GIT_DIFF_FIND_RENAMES;
-    git_check(git_diff_find_similar(diff.get(), &find), "find renames");
+    find_renames(diff.get(), GIT_DIFF_FIND_RENAMES, "find renames");
   }
   std::vector<CommitChange> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
     CommitChange c;
-    c.status = letter(d->status);
+    c.status = delta_letter(d->status);
     c.old_path = d->old_file.path ? d->old_file.path : "";
     c.path = d->new_file.path ? d->new_file.path : c.old_path;
     if (d->status == GIT_DELTA_DELETED) {
@@ -135,11 +100,11 @@ void copy_missing(git_odb* own, git_odb* from, git_repository* from_repo, const 
     return;
   }
   git_odb_object* raw = nullptr;
-  git_check(git_odb_read(&raw, from, &id), "read object " + hex(&id));
+  git_check(git_odb_read(&raw, from, &id), "read object " + oid_hex(&id));
   GitPtr<git_odb_object, git_odb_object_free> obj(raw);
   if (git_odb_object_type(obj.get()) == GIT_OBJECT_TREE) {
     git_tree* t = nullptr;
-    git_check(git_tree_lookup(&t, from_repo, &id), "read tree " + hex(&id));
+    git_check(git_tree_lookup(&t, from_repo, &id), "read tree " + oid_hex(&id));
     TreePtr tree(t);
     for (size_t i = 0; i < git_tree_entrycount(tree.get()); ++i) {
       const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
@@ -151,7 +116,7 @@ void copy_missing(git_odb* own, git_odb* from, git_repository* from_repo, const 
   git_oid written;
   git_check(git_odb_write(&written, own, git_odb_object_data(obj.get()),
                           git_odb_object_size(obj.get()), git_odb_object_type(obj.get())),
-            "copy object " + hex(&id));
+            "copy object " + oid_hex(&id));
 }
 
 SignaturePtr signature_of(const git_signature* s) {
@@ -221,7 +186,7 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
     auto tree_here = [&](const git_oid* id) {
       copy_missing(own.get(), from.get(), agent.repo(), *id);
       git_tree* t = nullptr;
-      git_check(git_tree_lookup(&t, repo, id), "read tree " + hex(id));
+      git_check(git_tree_lookup(&t, repo, id), "read tree " + oid_hex(id));
       return TreePtr(t);
     };
     TreePtr theirs = tree_here(git_commit_tree_id(c.get()));
@@ -303,17 +268,17 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
                                 git_commit_message_encoding(c.get()),
                                 git_commit_message_raw(c.get()), tree.get(), 1, parents),
               "make the commit for " + short_id(rc.info.id));
-    out.ids.push_back(hex(&new_id));
+    out.ids.push_back(oid_hex(&new_id));
     current = lookup_commit(repo, out.ids.back());
   }
-  out.head = hex(git_commit_id(current.get()));
+  out.head = oid_hex(git_commit_id(current.get()));
   return out;
 }
 
 void move_ref(const std::filesystem::path& repo_path, const std::string& ref,
               const std::string& old_id, const std::string& new_id, const std::string& message) {
   RepoPtr repo = open_repo(repo_path);
-  git_oid from = oid_of(old_id), to = oid_of(new_id);
+  git_oid from = parse_oid(old_id), to = parse_oid(new_id);
   git_reference* out = nullptr;
   git_check(
       git_reference_create_matching(&out, repo.get(), ref.c_str(), &to, 1, &from, message.c_str()),

@@ -25,6 +25,11 @@ using DiffPtr = GitPtr<git_diff, git_diff_free>;
 using PatchPtr = GitPtr<git_patch, git_patch_free>;
 using DiffStatsPtr = GitPtr<git_diff_stats, git_diff_stats_free>;
 using IndexPtr = GitPtr<git_index, git_index_free>;
+using CommitPtr = GitPtr<git_commit, git_commit_free>;
+using BlobPtr = GitPtr<git_blob, git_blob_free>;
+using ReferencePtr = GitPtr<git_reference, git_reference_free>;
+using SignaturePtr = GitPtr<git_signature, git_signature_free>;
+using RevwalkPtr = GitPtr<git_revwalk, git_revwalk_free>;
 
 /// A git_buf that frees itself.
 struct GitBuf {

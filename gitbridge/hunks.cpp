@@ -1,6 +1,7 @@
 // Per-file hunks for the review session: libgit2's diff of two buffers, as plain values.
 #include "gitbridge/hunks.hpp"
 
+#include "gitbridge/diff_setup.hpp"
 #include "gitbridge/git_handles.hpp"
 
 #include <algorithm>
@@ -19,11 +20,9 @@ std::optional<std::vector<TextHunk>> text_hunks(std::string_view before, std::st
   if (looks_binary(before) || looks_binary(after)) {
     return std::nullopt;
   }
-  git_diff_options opts; // the _INIT macro trips clang's -Wmissing-field-initializers
-  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-  opts.context_lines = 3;
   // Decided above: libgit2 must not second-guess (it would with a diff driver or attributes).
-  opts.flags = GIT_DIFF_FORCE_TEXT;
+  git_diff_options opts = diff_options(GIT_DIFF_FORCE_TEXT);
+  opts.context_lines = 3;
   git_patch* raw = nullptr;
   git_check(git_patch_from_buffers(&raw, before.data(), before.size(), nullptr, after.data(),
                                    after.size(), nullptr, &opts),

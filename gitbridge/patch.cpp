@@ -4,6 +4,7 @@
 #include "gitbridge/patch.hpp"
 
 #include "gitbridge/content_id.hpp"
+#include "gitbridge/diff_setup.hpp"
 #include "gitbridge/diffstat.hpp"
 #include "gitbridge/git_handles.hpp"
 #include "gitbridge/one_sided_patch.hpp"
@@ -100,23 +101,6 @@ void add_side(git_repository* repo, DirNode& root, const std::string& path, cons
   insert(root, path, oid, static_cast<git_filemode_t>(side.mode));
 }
 
-char status_letter(git_delta_t status) {
-  switch (status) {
-  case GIT_DELTA_ADDED:
-    return 'A';
-  case GIT_DELTA_DELETED:
-    return 'D';
-  case GIT_DELTA_RENAMED:
-    return 'R';
-  case GIT_DELTA_COPIED:
-    return 'C';
-  case GIT_DELTA_TYPECHANGE:
-    return 'T';
-  default:
-    return 'M';
-  }
-}
-
 } // namespace
 
 namespace {
@@ -137,11 +121,9 @@ std::vector<PatchFile> libgit2_files(const std::vector<const FilePair*>& pairs) 
     return out;
   }
   MemoryRepo repo;
-  git_diff_options opts; // the _INIT macros trip clang's -Wmissing-field-initializers
-  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
   // No GIT_DIFF_INCLUDE_TYPECHANGE: a type change prints as a deletion and an addition,
   // as git prints it and as `git apply` needs it.
-  opts.flags = GIT_DIFF_SHOW_BINARY;
+  git_diff_options opts = diff_options(GIT_DIFF_SHOW_BINARY);
   auto diff_of = [&](const DirNode& before, const DirNode& after) {
     TreePtr old_tree = make_tree(repo.get(), before);
     TreePtr new_tree = make_tree(repo.get(), after);
@@ -171,11 +153,9 @@ std::vector<PatchFile> libgit2_files(const std::vector<const FilePair*>& pairs) 
     add_side(repo.get(), b, p->old_path, p->before);
     add_side(repo.get(), a, p->new_path, p->after);
     DiffPtr one = diff_of(b, a);
-    git_diff_find_options find;
-    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
-    find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
-    find.rename_threshold = 0; // any similarity: the pairing is known, only the score is shown
-    git_check(git_diff_find_similar(one.get(), &find), "pair the rename of '" + p->old_path + "'");
+    // Threshold 0: any similarity: the pairing is known, only the score is shown.
+    find_renames(one.get(), GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED,
+                 "pair the rename of '" + p->old_path + "'", 0);
     git_check(git_diff_merge(diff.get(), one.get()), "merge the rename of '" + p->old_path + "'");
   }
 
@@ -190,7 +170,7 @@ std::vector<PatchFile> libgit2_files(const std::vector<const FilePair*>& pairs) 
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
     PatchFile file;
     FileStat& f = file.stat;
-    f.status = status_letter(d->status);
+    f.status = delta_letter(d->status);
     f.old_path = d->old_file.path ? d->old_file.path : "";
     f.path = d->new_file.path ? d->new_file.path : f.old_path;
     f.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
@@ -51,7 +53,8 @@ std::string home_dir() {
 
 } // namespace
 
-RealRepo::RealRepo(const std::filesystem::path& worktree) : m_worktree(worktree) {
+RealRepo::RealRepo(const std::filesystem::path& worktree, std::filesystem::path gitlink_cache)
+    : m_worktree(worktree), m_gitlink_cache(std::move(gitlink_cache)) {
   git_repository* raw = nullptr;
   git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
             "open repository " + worktree.string());
@@ -71,22 +74,39 @@ const git_index_entry* RealRepo::entry(const std::string& path) {
   return git_index_get_bypath(index(), path.c_str(), 0);
 }
 
-const std::set<std::string>& RealRepo::gitlinks() {
-  if (!m_gitlinks) {
-    m_gitlinks.emplace();
-    size_t n = git_index_entrycount(index());
-    for (size_t i = 0; i < n; ++i) {
-      const git_index_entry* e = git_index_get_byindex(index(), i);
-      if (e && e->mode == GIT_FILEMODE_COMMIT) {
-        m_gitlinks->insert(e->path);
-      }
+const Gitlinks& RealRepo::gitlinks() {
+  if (m_gitlinks) {
+    return *m_gitlinks;
+  }
+  // The file libgit2 reads (git_repository_index): the index of this worktree.
+  std::filesystem::path file = std::filesystem::path(git_repository_path(m_repo.get())) / "index";
+  std::optional<IndexStamp> before;
+  if (!m_gitlink_cache.empty() && (before = index_stamp(file))) {
+    if (auto cached = load_gitlinks(m_gitlink_cache, *before)) {
+      m_gitlinks = std::move(cached);
+      return *m_gitlinks;
     }
+  }
+  m_gitlinks.emplace();
+  size_t n = git_index_entrycount(index());
+  for (size_t i = 0; i < n; ++i) {
+    const git_index_entry* e = git_index_get_byindex(index(), i);
+    if (e && e->mode == GIT_FILEMODE_COMMIT) {
+      bool& staged = (*m_gitlinks)[e->path];
+      staged = staged || git_index_entry_stage(e) == 0;
+    }
+  }
+  // Kept only when the file libgit2 read is the one stamped: git replaces the index by a
+  // rename (a new inode) and any write in place changes its ctime.
+  if (before && git_index_path(index()) && file == git_index_path(index()) &&
+      index_stamp(file) == before) {
+    save_gitlinks(m_gitlink_cache, *before, *m_gitlinks);
   }
   return *m_gitlinks;
 }
 
 std::string RealRepo::containing_submodule(const std::string& path) {
-  const auto& links = gitlinks();
+  const Gitlinks& links = gitlinks();
   if (links.empty()) {
     return {};
   }
@@ -198,8 +218,18 @@ bool RealRepo::tracked(const std::string& path) {
 }
 
 bool RealRepo::gitlink(const std::string& path) {
-  if (gitlinks().empty()) {
-    return false; // the usual case, answered without a lookup per path
+  const Gitlinks& links = gitlinks();
+  auto it = links.find(path);
+  if (it != links.end() && it->second) {
+    return true; // a gitlink at stage 0, as the index has it
+  }
+  // An index of core.ignorecase finds a path in any case: libgit2 decides when one differs
+  // only so (the index is read then; usually no gitlink is near).
+  bool other_case = std::any_of(links.begin(), links.end(), [&](const auto& l) {
+    return l.second && ::strcasecmp(l.first.c_str(), path.c_str()) == 0;
+  });
+  if (!other_case) {
+    return false;
   }
   const git_index_entry* e = entry(path);
   return e && e->mode == GIT_FILEMODE_COMMIT;

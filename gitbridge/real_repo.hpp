@@ -1,6 +1,7 @@
 #pragma once
 
 #include "gitbridge/git_handles.hpp"
+#include "gitbridge/gitlink_cache.hpp"
 #include "gitbridge/ignore_screen.hpp"
 
 #include <filesystem>
@@ -16,7 +17,11 @@ namespace ws::gitbridge {
 /// agent wrote in its view has no say. The index is read on first need. One thread at a time.
 class RealRepo {
 public:
-  explicit RealRepo(const std::filesystem::path& worktree);
+  /// `gitlink_cache`: a file where the index's gitlinks are kept between commands
+  /// (gitlink_cache.hpp), so that a repository whose index did not change is not read whole
+  /// for them; empty: none.
+  explicit RealRepo(const std::filesystem::path& worktree,
+                    std::filesystem::path gitlink_cache = {});
 
   /// The repository's ignore rules exclude `path` (and it is not tracked: git ignores only
   /// untracked files). libgit2 decides; it is asked only when some rule of the ignore files
@@ -38,7 +43,7 @@ public:
 private:
   const git_index_entry* entry(const std::string& path);
   git_index* index();
-  const std::set<std::string>& gitlinks();
+  const Gitlinks& gitlinks();
   /// Feeds the screen every ignore file libgit2 reads for a path in `dir` (repository-
   /// relative, "" for the top); false when one could not be read.
   bool load_ignore_files(const std::string& dir);
@@ -47,7 +52,8 @@ private:
   std::filesystem::path m_worktree;
   RepoPtr m_repo;
   IndexPtr m_index;
-  std::optional<std::set<std::string>> m_gitlinks; ///< every gitlink's path, read on first need
+  std::filesystem::path m_gitlink_cache;
+  std::optional<Gitlinks> m_gitlinks; ///< every gitlink's path, read on first need
   IgnoreScreen m_screen;
   bool m_global_loaded = false;
   size_t m_asked_libgit2 = 0;

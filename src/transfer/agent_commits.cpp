@@ -119,7 +119,7 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
   }
   std::vector<gitbridge::CommitInfo> commits = plan.git->commits_between(plan.from, plan.head.id);
 
-  gitbridge::RealRepo repo(w.repo);
+  gitbridge::RealRepo repo(w.repo, w.layout.dir / "gitlink-cache");
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   config.hooks_path = gitbridge::hooks_dir_inside(w.repo).value_or("");

@@ -110,6 +110,17 @@ const char* result_name(SyncedFile::Result r) {
   return "";
 }
 
+/// `--json`'s "files": each merged file's path, result and why.
+std::string files_json(const std::vector<SyncedFile>& files) {
+  std::string out = "[";
+  for (const auto& f : files) {
+    out += (out.size() > 1 ? "," : "") + std::string("{\"path\":") + json_string(f.path) +
+           ",\"result\":" + json_string(result_name(f.result)) + ",\"why\":" + json_string(f.why) +
+           "}";
+  }
+  return out + "]";
+}
+
 /// The files to merge: every change of the workspace whose real version moved since its base
 /// (withheld ones too: they stay the agent's, but should carry the person's work all the same).
 std::vector<SyncedFile> merge_files(const Context& ctx, const Workspace& w, bool markers) {
@@ -295,15 +306,8 @@ int cmd_sync(const Context& ctx, const SyncOptions& o) {
   };
   if (o.check) {
     if (o.json) {
-      std::printf("{\"check\":true,\"onto\":%s,\"commits\":%zu,\"files\":[",
-                  json_string(person.id).c_str(), commits.size());
-      for (size_t i = 0; i < files.size(); ++i) {
-        std::printf("%s{\"path\":%s,\"result\":%s,\"why\":%s}", i ? "," : "",
-                    json_string(files[i].path).c_str(),
-                    json_string(result_name(files[i].result)).c_str(),
-                    json_string(files[i].why).c_str());
-      }
-      std::printf("]}\n");
+      std::printf("{\"check\":true,\"onto\":%s,\"commits\":%zu,\"files\":%s}\n",
+                  json_string(person.id).c_str(), commits.size(), files_json(files).c_str());
       return conflicts > 0 ? 1 : 0;
     }
     print_files(stdout);
@@ -346,14 +350,7 @@ int cmd_sync(const Context& ctx, const SyncOptions& o) {
                   json_string(commits[i].id).c_str(), json_string(rr.ids[i]).c_str(),
                   json_string(commits[i].summary()).c_str());
     }
-    std::printf("],\"files\":[");
-    for (size_t i = 0; i < files.size(); ++i) {
-      std::printf("%s{\"path\":%s,\"result\":%s,\"why\":%s}", i ? "," : "",
-                  json_string(files[i].path).c_str(),
-                  json_string(result_name(files[i].result)).c_str(),
-                  json_string(files[i].why).c_str());
-    }
-    std::printf("]}\n");
+    std::printf("],\"files\":%s}\n", files_json(files).c_str());
     return conflicts > 0 ? 1 : 0;
   }
   print_files(stdout);

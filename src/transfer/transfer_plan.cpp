@@ -78,7 +78,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   std::vector<fuse::Change> changes =
       request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
                    : fuse::compute_changes(w.repo, source.state);
-  gitbridge::RealRepo repo(w.repo);
+  gitbridge::RealRepo repo(w.repo, w.layout.dir / "gitlink-cache");
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   // Hooks run by the person's git from the REAL core.hooksPath: read from the real config.

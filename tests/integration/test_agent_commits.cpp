@@ -2,6 +2,7 @@
 // `ws log --commits`, `ws diff --commits`, `ws apply --commits` (3-way onto the person's
 // branch, all or nothing, the policy per commit, no hook run), and the agent's `git checkout
 // HEAD~3` shown for what it is. Real git in a view, the agent confined by `ws run`.
+#include "tests/support/agent_git_fixture.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -15,23 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto npos = std::string::npos;
-constexpr const char* k_agent_git =
-    "GIT_AUTHOR_DATE='2026-01-02T03:04:05+0100' git -c user.name=Agent -c "
-    "user.email=agent@example.com";
-
-Run agent(const MountedWorkspace& w, const std::string& script) {
-  Run r = w.ws("run -- sh -c " + q(script));
-  INFO("agent: " << script << "\n" << r.out << r.err);
-  CHECK(r.status == 0);
-  return r;
-}
-
-std::string git(const TestRepo& repo, const std::string& args) {
-  Run r = sh("git " + args, repo.path());
-  INFO("git " << args << ": " << r.err);
-  REQUIRE(r.status == 0);
-  return r.out;
-}
 
 std::string short_head(const TestRepo& repo) {
   return git(repo, "rev-parse --short=7 HEAD").substr(0, 7);
@@ -40,8 +24,7 @@ std::string short_head(const TestRepo& repo) {
 /// The person's identity, and a pre-commit hook that leaves a mark if it ever runs (made after
 /// `ws new`, so the agent's git has none).
 void person_setup(const TestRepo& repo) {
-  git(repo, "config user.name Person");
-  git(repo, "config user.email person@example.com");
+  person_identity(repo);
   repo.write(".git/hooks/pre-commit",
              "#!/bin/sh\ntouch " + q((repo.path() / "hook-ran").string()) + "\n");
   fs::permissions(repo.path() / ".git/hooks/pre-commit", fs::perms(0755));

@@ -2,12 +2,15 @@
 // commits rebased on top of them, files both sides changed merged 3-way, conflicts listed and
 // left as the agent had them, a checkpoint first (undone with ws restore), refusals that
 // change nothing. Real git in a view, the agent confined by `ws run`.
+#include "tests/support/agent_git_fixture.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 using namespace ws::test;
 namespace fs = std::filesystem;
@@ -15,23 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto npos = std::string::npos;
-constexpr const char* k_agent_git =
-    "GIT_AUTHOR_DATE='2026-01-02T03:04:05+0100' git -c user.name=Agent -c "
-    "user.email=agent@example.com";
-
-Run agent(const MountedWorkspace& w, const std::string& script) {
-  Run r = w.ws("run -- sh -c " + q(script));
-  INFO("agent: " << script << "\n" << r.out << r.err);
-  CHECK(r.status == 0);
-  return r;
-}
-
-std::string git(const TestRepo& repo, const std::string& args) {
-  Run r = sh("git " + args, repo.path());
-  INFO("git " << args << ": " << r.err);
-  REQUIRE(r.status == 0);
-  return r.out;
-}
 
 /// git in the view, as the person looking at the agent's git.
 std::string view_git(const MountedWorkspace& w, const std::string& args) {
@@ -39,11 +25,6 @@ std::string view_git(const MountedWorkspace& w, const std::string& args) {
   INFO("view: git " << args << ": " << r.err);
   CHECK(r.status == 0);
   return r.out;
-}
-
-void person_setup(const TestRepo& repo) {
-  git(repo, "config user.name Person");
-  git(repo, "config user.email person@example.com");
 }
 
 /// Two commits on a new branch `feature`, and an uncommitted edit of README.md's last line.
@@ -67,7 +48,7 @@ TEST_CASE("sync: the agent's commits rebase onto the person's new commit, its un
           "them, ws restore undoes it") {
   TestRepo repo;
   MountedWorkspace w(repo);
-  person_setup(repo);
+  person_identity(repo);
   Run none = w.ws("sync");
   CHECK(none.status == 0); // as git rebase when up to date
   CHECK(none.out.find("nothing to sync: your HEAD has not moved since the workspace began") !=
@@ -140,7 +121,7 @@ TEST_CASE("sync: a file conflict is listed and left as the agent had it (or mark
           "is refused") {
   TestRepo repo;
   MountedWorkspace w(repo);
-  person_setup(repo);
+  person_identity(repo);
   // The agent: an uncommitted edit of util.c's line and of the Makefile's end.
   agent(w, "sed -i 's/a + b/b + a/' src/util.c && echo '# agent' >> Makefile");
   repo.write("src/util.c", "#include \"util.h\"\n\nint add(int a, int b) { return a+b; }\n");
@@ -191,4 +172,66 @@ TEST_CASE("sync: a file conflict is listed and left as the agent had it (or mark
   Run dt = w.ws("sync");
   CHECK(dt.status == 1);
   CHECK(dt.err.find("your HEAD is detached") != npos);
+}
+
+TEST_CASE("sync: refused while a ws run session runs in the workspace - nothing changed - and "
+          "works once it ended") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  person_identity(repo);
+  two_commits(w);
+  // So there is something to sync: README.md's first line (the agent changed its last).
+  repo.write("README.md", "# Project, by the person\n\nA small project for tests.\n");
+  git(repo, "commit -qam person");
+  std::string person_head = git(repo, "rev-parse HEAD").substr(0, 40);
+
+  // The agent at work: a session that lasts until the test lets it end (a file in the view;
+  // a minute at most, should the test fail first), leaving nothing of its own behind.
+  Run bg = w.ws("run -- sh -c " +
+                q("touch .session-started; i=0; while [ ! -e .session-stop ] && [ $i -lt 600 ]; "
+                  "do sleep 0.1; i=$((i + 1)); done; rm -f .session-started .session-stop") +
+                " >/dev/null 2>&1 </dev/null & echo $!");
+  REQUIRE(bg.status == 0);
+  const int pid = std::stoi(bg.out);
+  auto running = [&] { return fs::exists("/proc/" + std::to_string(pid)); };
+  for (int i = 0; i < 300 && !fs::exists(w.view() / ".session-started"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE(fs::exists(w.view() / ".session-started"));
+
+  auto state = [&] {
+    return view_git(w, "rev-parse HEAD") + view_git(w, "status --porcelain") +
+           tree_listing(w.view()) + w.ws("status").out;
+  };
+  std::string before = state();
+  for (const char* args : {"sync", "sync --check"}) {
+    Run s = w.ws(args);
+    INFO(args << ": " << s.out << s.err);
+    CHECK(s.status == 1);
+    CHECK(s.err.find("ws: error: a 'ws run' session runs in workspace 'default' (sh -c ") != npos);
+    CHECK(s.err.find("ws sync rewrites the agent's files and its git under it") != npos);
+    CHECK(s.err.find("hint: let the session end (or end it), then ws sync") != npos);
+    CHECK(s.out.empty());
+  }
+  CHECK(state() == before);
+  CHECK(w.ws("status").out.find("your HEAD: 1 commit since the workspace began") != npos);
+
+  // The session ends: the same sync now works.
+  w.in_view("touch .session-stop");
+  for (int i = 0; i < 300 && running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE_FALSE(running());
+  Run j = w.ws("sync --check --json");
+  INFO(j.out << j.err);
+  CHECK(j.status == 0);
+  CHECK(j.out == "{\"check\":true,\"onto\":\"" + person_head +
+                     "\",\"commits\":2,\"files\":[{\"path\":\"README.md\",\"result\":\"merged\","
+                     "\"why\":\"\"}]}\n");
+  Run s = w.ws("sync");
+  INFO(s.out << s.err);
+  CHECK(s.status == 0);
+  CHECK(s.out.find("M  README.md  (merged with yours)\n") != npos);
+  CHECK(s.out.find("2 commits of the agent's rebased (feature: ") != npos);
+  CHECK(w.ws("status").out.find("your HEAD:") == npos);
 }
