@@ -3,6 +3,7 @@
 #include "filters/rule_index.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace ws::filters {
 
@@ -78,7 +79,20 @@ void RuleIndex::candidates(std::string_view name, unsigned char where,
       }
     }
   };
-  std::string folded = lower(name);
+  // Folded on the stack: this runs for every component of every changed path.
+  std::array<char, 256> buf;
+  std::string long_name;
+  std::string_view folded;
+  if (name.size() <= buf.size()) {
+    for (size_t i = 0; i < name.size(); ++i) {
+      char c = name[i];
+      buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    folded = std::string_view(buf.data(), name.size());
+  } else {
+    long_name = lower(name);
+    folded = long_name;
+  }
   if (auto it = m_by_name.find(folded); it != m_by_name.end()) {
     take(it->second);
   }
@@ -98,6 +112,11 @@ void RuleIndex::candidates(std::string_view name, unsigned char where,
 }
 
 size_t RuleIndex::first_match(const std::vector<std::string>& parts) const {
+  std::vector<std::string_view> views(parts.begin(), parts.end());
+  return first_match(std::span<const std::string_view>(views));
+}
+
+size_t RuleIndex::first_match(std::span<const std::string_view> parts) const {
   if (parts.empty()) {
     return npos;
   }
