@@ -5,6 +5,7 @@
 
 #include "filters/pattern.hpp"
 
+#include <bitset>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -59,9 +60,12 @@ private:
 
   std::vector<std::optional<CompiledPattern>> m_patterns;
   MatchOptions m_options;
-  Table m_by_name;                      ///< literal last component, lower case
-  Table m_by_suffix;                    ///< "*SUFFIX": SUFFIX, lower case
-  std::vector<size_t> m_suffix_lengths; ///< the distinct SUFFIX lengths
+  Table m_by_name;   ///< literal last component, lower case
+  Table m_by_suffix; ///< "*SUFFIX": SUFFIX, lower case
+  /// Screens before hashing (most names are in no table): the first byte of every name
+  /// in m_by_name, and per distinct SUFFIX length the first bytes of those suffixes.
+  std::bitset<256> m_name_first;
+  std::vector<std::pair<size_t, std::bitset<256>>> m_suffix_lengths;
   std::vector<Other> m_others;
 };
 
