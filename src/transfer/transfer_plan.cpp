@@ -36,8 +36,6 @@ StateSource checkpoint_state(const Workspace& w, unsigned id) {
   return StateSource{view.layout, w.layout.bases(), id, view.keep};
 }
 
-namespace {
-
 filters::ChangeType change_type(fuse::ChangeKind k) {
   switch (k) {
   case fuse::ChangeKind::Added:
@@ -48,10 +46,13 @@ filters::ChangeType change_type(fuse::ChangeKind k) {
     return filters::ChangeType::Renamed;
   case fuse::ChangeKind::TypeChanged:
     return filters::ChangeType::TypeChanged;
-  default:
-    return filters::ChangeType::Modified;
+  case fuse::ChangeKind::Modified:
+    break;
   }
+  return filters::ChangeType::Modified;
 }
+
+namespace {
 
 bool within_any(const std::string& path, const std::vector<std::string>& specs) {
   return std::any_of(specs.begin(), specs.end(),
