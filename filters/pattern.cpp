@@ -14,6 +14,7 @@ namespace ws::filters {
 namespace {
 
 using Parts = std::vector<std::string>;
+using PartViews = std::span<const std::string_view>;
 
 char ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -58,14 +59,15 @@ std::optional<Pattern> compile(std::string_view text) {
 
 /// Does pat[i..] match path[j..end)? Components hold no '/', so this is FNM_PATHNAME
 /// matching of the whole.
-bool component_matches(const Pattern& pat, size_t i, const std::string& name, int flags) {
+bool component_matches(const Pattern& pat, size_t i, std::string_view name, int flags) {
   if (pat.literal[i]) {
     return (flags & FNM_CASEFOLD) != 0 ? iequal(pat.parts[i], name) : pat.parts[i] == name;
   }
-  return ::fnmatch(pat.parts[i].c_str(), name.c_str(), flags | FNM_PATHNAME) == 0;
+  // fnmatch wants a terminated string: a copy, for the few globs that get this far.
+  return ::fnmatch(pat.parts[i].c_str(), std::string(name).c_str(), flags | FNM_PATHNAME) == 0;
 }
 
-bool match_parts(const Pattern& pat, size_t i, const Parts& path, size_t j, size_t end, int flags) {
+bool match_parts(const Pattern& pat, size_t i, PartViews path, size_t j, size_t end, int flags) {
   if (i == pat.parts.size()) {
     return j == end;
   }
@@ -83,7 +85,7 @@ bool match_parts(const Pattern& pat, size_t i, const Parts& path, size_t j, size
 
 /// A pattern names a file or a directory; naming a directory takes everything below it, so
 /// try each leading run of components (the last one only for non-directory patterns).
-bool matches_parts(const Pattern& p, const Parts& path, MatchOptions options) {
+bool matches_parts(const Pattern& p, PartViews path, MatchOptions options) {
   if (path.empty() || p.all) {
     return !path.empty();
   }
@@ -113,6 +115,14 @@ bool matches_parts(const Pattern& p, const Parts& path, MatchOptions options) {
 
 std::vector<std::string> split_path(std::string_view path) {
   Parts parts;
+  for (std::string_view part : split_path_views(path)) {
+    parts.emplace_back(part);
+  }
+  return parts;
+}
+
+std::vector<std::string_view> split_path_views(std::string_view path) {
+  std::vector<std::string_view> parts;
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find('/', start);
@@ -151,7 +161,7 @@ bool matches_with(std::string_view pattern, std::string_view path, MatchOptions 
     return false; // fnmatch would see a shorter string than the one we were given
   }
   auto p = compile(pattern);
-  return p && matches_parts(*p, split_path(path), options);
+  return p && matches_parts(*p, split_path_views(path), options);
 }
 
 std::optional<CompiledPattern> compile_pattern(std::string_view pattern) {
@@ -163,12 +173,18 @@ std::optional<CompiledPattern> compile_pattern(std::string_view pattern) {
 
 bool matches_split(const CompiledPattern& pattern, const std::vector<std::string>& parts,
                    MatchOptions options) {
+  std::vector<std::string_view> views(parts.begin(), parts.end());
+  return matches_parts(pattern, views, options);
+}
+
+bool matches_split(const CompiledPattern& pattern, std::span<const std::string_view> parts,
+                   MatchOptions options) {
   return matches_parts(pattern, parts, options);
 }
 
 bool at_or_below(std::string_view path, std::string_view dir, bool casefold) {
-  Parts p = split_path(path);
-  Parts d = split_path(dir);
+  std::vector<std::string_view> p = split_path_views(path);
+  std::vector<std::string_view> d = split_path_views(dir);
   if (d.empty() || p.size() < d.size()) {
     return false;
   }

@@ -3,6 +3,7 @@
 // Paths and gitignore-style patterns, as the transfer policy matches them. Pure: no I/O.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,10 @@ namespace ws::filters {
 /// The '/'-separated components of `path`; empty components ("a//b", a trailing '/') are
 /// dropped, so callers never see them.
 std::vector<std::string> split_path(std::string_view path);
+
+/// split_path without a copy: views into `path`, which must outlive them. What the policy
+/// uses for every changed path (an agent may change hundreds of thousands).
+std::vector<std::string_view> split_path_views(std::string_view path);
 
 /// ASCII case-insensitive equality: what a case-insensitive filesystem folds together.
 bool iequal(std::string_view a, std::string_view b);
@@ -44,6 +49,9 @@ std::optional<CompiledPattern> compile_pattern(std::string_view pattern);
 /// `matches_with` for a compiled pattern and a path already split with split_path (which
 /// holds no NUL: check before splitting).
 bool matches_split(const CompiledPattern& pattern, const std::vector<std::string>& parts,
+                   MatchOptions options);
+/// The same for a path split with split_path_views.
+bool matches_split(const CompiledPattern& pattern, std::span<const std::string_view> parts,
                    MatchOptions options);
 
 /// True when the rules of a `.gitignore` file (`rules`: its text) ignore `rel_path`, a path

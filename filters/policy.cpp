@@ -77,15 +77,20 @@ std::string rule_reason(const NameRule& rule, std::string_view path) {
 /// The names a change touches: its path and, for a rename, the name it left. A rule that
 /// holds for the old name holds for the change (moving a file out of .git/ or node_modules/ is
 /// still a change there).
+/// Each split once: every rule table is asked about each name.
 struct Name {
+  Name(const std::string& p, bool o) : path(p), old(o), split(p) {}
   const std::string& path;
   bool old;
+  SplitPath split;
 };
 
 std::vector<Name> names_of(const PathFacts& f) {
-  std::vector<Name> names{{f.path, false}};
+  std::vector<Name> names;
+  names.reserve(2);
+  names.emplace_back(f.path, false);
   if (!f.from.empty() && f.from != f.path) {
-    names.push_back({f.from, true});
+    names.emplace_back(f.from, true);
   }
   return names;
 }
@@ -97,18 +102,18 @@ std::string with_old(std::string reason, const Name& n) {
   return reason;
 }
 
-std::optional<std::string> blocked(const PathFacts& f) {
+std::optional<std::string> blocked(const PathFacts& f, const std::vector<Name>& names) {
   constexpr const char* k_never = "never transferred: ";
   if (f.workspace_own) {
     return std::string(k_never) + "the workspace's own files";
   }
-  for (const Name& n : names_of(f)) {
+  for (const Name& n : names) {
     // A path we could not write safely inside the repository: defence in depth, RelPath
     // already forbids these.
     if (n.path.empty() || n.path.front() == '/' || n.path.find('\0') != std::string::npos) {
       return with_old(std::string(k_never) + "not a path inside the project", n);
     }
-    auto parts = split_path(n.path);
+    const auto& parts = n.split.parts;
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i] == "." || parts[i] == "..") {
         return with_old(std::string(k_never) + "not a path inside the project", n);
@@ -200,12 +205,13 @@ bool exec_bits(mode_t mode) {
 /// The real repository's core.hooksPath: git runs `<dir>/<hook>` on commit, push, checkout...
 /// and a hook may run anything beside it, so everything at or below the directory counts.
 /// When the directory is the top itself, only the hook names there count.
-std::optional<std::string> in_hooks_path(const PathFacts& f, const std::string& hooks_path) {
+std::optional<std::string> in_hooks_path(const std::vector<Name>& names,
+                                         const std::string& hooks_path) {
   if (hooks_path.empty()) {
     return std::nullopt;
   }
-  for (const Name& n : names_of(f)) {
-    const bool hit = hooks_path == "." ? split_path(n.path).size() == 1 && is_git_hook_name(n.path)
+  for (const Name& n : names) {
+    const bool hit = hooks_path == "." ? n.split.parts.size() == 1 && is_git_hook_name(n.path)
                                        : at_or_below(n.path, hooks_path, true);
     if (hit) {
       return with_old(
@@ -233,7 +239,8 @@ std::optional<std::string> executable(const PathFacts& f) {
 
 /// Withhold rules in the order a person should hear them: the most specific or dangerous
 /// first (what a file is, then where it is, then what it looks like).
-std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& config) {
+std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>& names,
+                                    const PolicyConfig& config) {
   const bool deleted = f.type == ChangeType::Deleted;
   if (f.gitlink) {
     return "submodule pointer";
@@ -244,7 +251,7 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
            ", which the agent's git reset or rebased away";
   }
 
-  if (auto why = in_hooks_path(f, config.hooks_path)) {
+  if (auto why = in_hooks_path(names, config.hooks_path)) {
     return why; // deletions too: removing a hook can remove a check the person relies on
   }
   if (!deleted) {
@@ -257,16 +264,15 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
       }
     }
   }
-  const auto names = names_of(f);
   for (const Name& n : names) {
-    if (const PlaceRule* rule = find_place(n.path)) {
+    if (const PlaceRule* rule = find_place(n.split)) {
       return with_old(rule->reason, n);
     }
   }
   // Only what lands under such a name runs by itself; deleting one or renaming it away is
   // flagged (below).
   if (!deleted) {
-    if (const NameRule* rule = find_rule(self_running_rules(), f.path)) {
+    if (const NameRule* rule = find_rule(self_running_rules(), names.front().split)) {
       return rule_reason(*rule, f.path);
     }
   }
@@ -310,18 +316,19 @@ std::optional<std::string> withheld(const PathFacts& f, const PolicyConfig& conf
   return std::nullopt;
 }
 
-std::optional<std::string> flagged(const PathFacts& f, const PolicyConfig& config) {
+std::optional<std::string> flagged(const PathFacts& f, const std::vector<Name>& names,
+                                   const PolicyConfig& config) {
   const bool deleted = f.type == ChangeType::Deleted;
-  const std::string suffix = deleted ? " (deleted)" : "";
-  for (const Name& n : names_of(f)) {
+  const char* suffix = deleted ? " (deleted)" : "";
+  for (const Name& n : names) {
     // A self-running file that goes away (deleted, or renamed to an ordinary name) changes
     // what runs, but lands no code.
     if (deleted || n.old) {
-      if (const NameRule* rule = find_rule(self_running_rules(), n.path)) {
+      if (const NameRule* rule = find_rule(self_running_rules(), n.split)) {
         return with_old(rule_reason(*rule, n.path) + suffix, n);
       }
     }
-    if (const NameRule* rule = find_rule(flag_rules(), n.path)) {
+    if (const NameRule* rule = find_rule(flag_rules(), n.split)) {
       return with_old(rule_reason(*rule, n.path) + suffix, n);
     }
     for (const std::string& pattern : config.flag) {
@@ -336,13 +343,14 @@ std::optional<std::string> flagged(const PathFacts& f, const PolicyConfig& confi
 } // namespace
 
 Decision decide(const PathFacts& facts, const PolicyConfig& config) {
-  if (auto why = blocked(facts)) {
+  const std::vector<Name> names = names_of(facts);
+  if (auto why = blocked(facts, names)) {
     return {Verdict::Blocked, std::move(*why)};
   }
-  if (auto why = withheld(facts, config)) {
+  if (auto why = withheld(facts, names, config)) {
     return {Verdict::Withheld, std::move(*why)};
   }
-  if (auto why = flagged(facts, config)) {
+  if (auto why = flagged(facts, names, config)) {
     return {Verdict::Flagged, std::move(*why)};
   }
   return {Verdict::Transfer, {}};

@@ -379,22 +379,33 @@ template <class Rule> RuleIndex indexed(std::span<const Rule> rules) {
 
 template <class Rule>
 const Rule* first_match(std::span<const Rule> rules, const RuleIndex& index,
-                        std::string_view path) {
-  if (path.find('\0') != std::string_view::npos) {
+                        const SplitPath& path) {
+  if (!path.valid) {
     return nullptr; // as matches_with: never a shorter path than the one given
   }
-  size_t i = index.first_match(split_path(path));
+  size_t i = index.first_match(std::span<const std::string_view>(path.parts));
   return i == RuleIndex::npos ? nullptr : &rules[i];
 }
 
 } // namespace
 
+SplitPath::SplitPath(std::string_view path)
+    : parts(split_path_views(path)), valid(path.find('\0') == std::string_view::npos) {}
+
 const PlaceRule* find_place(std::string_view path) {
+  return find_place(SplitPath(path));
+}
+
+const PlaceRule* find_place(const SplitPath& path) {
   static const RuleIndex index = indexed(place_rules());
   return first_match(place_rules(), index, path);
 }
 
 const NameRule* find_rule(std::span<const NameRule> rules, std::string_view path) {
+  return find_rule(rules, SplitPath(path));
+}
+
+const NameRule* find_rule(std::span<const NameRule> rules, const SplitPath& path) {
   static const RuleIndex self_running = indexed(self_running_rules());
   static const RuleIndex flags = indexed(flag_rules());
   if (rules.data() == self_running_rules().data()) {

@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ws::filters {
 
@@ -39,6 +40,16 @@ std::span<const NameRule> flag_rules();
 const PlaceRule* find_place(std::string_view path);
 /// The first rule of `rules` matching `path`, or null.
 const NameRule* find_rule(std::span<const NameRule> rules, std::string_view path);
+
+/// A path split once for every rule table asked about it (split_path_views), holding no
+/// NUL byte (`valid` false otherwise: no rule matches it, as matches_with says).
+struct SplitPath {
+  explicit SplitPath(std::string_view path);
+  std::vector<std::string_view> parts;
+  bool valid = true;
+};
+const PlaceRule* find_place(const SplitPath& path);
+const NameRule* find_rule(std::span<const NameRule> rules, const SplitPath& path);
 
 /// `name` is one that git runs as a hook (githooks(5)): "pre-commit", "post-checkout"...
 bool is_git_hook_name(std::string_view name);

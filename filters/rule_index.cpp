@@ -3,6 +3,7 @@
 #include "filters/rule_index.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace ws::filters {
 
@@ -46,16 +47,20 @@ RuleIndex::RuleIndex(const std::vector<std::string_view>& patterns, MatchOptions
     }
     const std::string& last = p->parts.back();
     if (p->literal.back()) {
-      m_by_name[lower(last)].emplace_back(id, where);
+      std::string name = lower(last);
+      m_name_first.set(static_cast<unsigned char>(name.front()));
+      m_by_name[std::move(name)].emplace_back(id, where);
       continue;
     }
     constexpr std::string_view k_glob = "*?[\\";
     if (last.size() > 1 && last[0] == '*' && !has_any(std::string_view(last).substr(1), k_glob)) {
       std::string suffix = lower(std::string_view(last).substr(1));
-      if (std::find(m_suffix_lengths.begin(), m_suffix_lengths.end(), suffix.size()) ==
-          m_suffix_lengths.end()) {
-        m_suffix_lengths.push_back(suffix.size());
+      auto length = std::find_if(m_suffix_lengths.begin(), m_suffix_lengths.end(),
+                                 [&](const auto& l) { return l.first == suffix.size(); });
+      if (length == m_suffix_lengths.end()) {
+        length = m_suffix_lengths.insert(m_suffix_lengths.end(), {suffix.size(), {}});
       }
+      length->second.set(static_cast<unsigned char>(suffix.front()));
       m_by_suffix[std::move(suffix)].emplace_back(id, where);
       continue;
     }
@@ -78,12 +83,27 @@ void RuleIndex::candidates(std::string_view name, unsigned char where,
       }
     }
   };
-  std::string folded = lower(name);
-  if (auto it = m_by_name.find(folded); it != m_by_name.end()) {
-    take(it->second);
+  // Folded on the stack: this runs for every component of every changed path.
+  std::array<char, 256> buf;
+  std::string long_name;
+  std::string_view folded;
+  if (name.size() <= buf.size()) {
+    for (size_t i = 0; i < name.size(); ++i) {
+      char c = name[i];
+      buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    folded = std::string_view(buf.data(), name.size());
+  } else {
+    long_name = lower(name);
+    folded = long_name;
   }
-  for (size_t n : m_suffix_lengths) {
-    if (folded.size() >= n) {
+  if (!folded.empty() && m_name_first.test(static_cast<unsigned char>(folded.front()))) {
+    if (auto it = m_by_name.find(folded); it != m_by_name.end()) {
+      take(it->second);
+    }
+  }
+  for (const auto& [n, first] : m_suffix_lengths) {
+    if (folded.size() >= n && first.test(static_cast<unsigned char>(folded[folded.size() - n]))) {
       if (auto it = m_by_suffix.find(folded.substr(folded.size() - n)); it != m_by_suffix.end()) {
         take(it->second);
       }
@@ -98,6 +118,11 @@ void RuleIndex::candidates(std::string_view name, unsigned char where,
 }
 
 size_t RuleIndex::first_match(const std::vector<std::string>& parts) const {
+  std::vector<std::string_view> views(parts.begin(), parts.end());
+  return first_match(std::span<const std::string_view>(views));
+}
+
+size_t RuleIndex::first_match(std::span<const std::string_view> parts) const {
   if (parts.empty()) {
     return npos;
   }

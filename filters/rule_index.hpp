@@ -5,8 +5,11 @@
 
 #include "filters/pattern.hpp"
 
+#include <bitset>
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +33,9 @@ public:
   /// The index of the first pattern matching `parts` (a path split with split_path, holding
   /// no NUL byte), or npos.
   size_t first_match(const std::vector<std::string>& parts) const;
+  /// The same for a path split with split_path_views: allocates nothing unless a pattern
+  /// may match.
+  size_t first_match(std::span<const std::string_view> parts) const;
 
 private:
   /// Where a pattern's last component can match: the path's last component (a pattern
@@ -43,14 +49,23 @@ private:
     bool any_name; ///< no screen possible ("**", or no last component)
   };
   using Ids = std::vector<std::pair<size_t, unsigned char>>; ///< (pattern id, Where)
+  /// Looked up by string_view: no key string made per lookup.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Table = std::unordered_map<std::string, Ids, NameHash, std::equal_to<>>;
 
   void candidates(std::string_view name, unsigned char where, std::vector<size_t>& out) const;
 
   std::vector<std::optional<CompiledPattern>> m_patterns;
   MatchOptions m_options;
-  std::unordered_map<std::string, Ids> m_by_name;   ///< literal last component, lower case
-  std::unordered_map<std::string, Ids> m_by_suffix; ///< "*SUFFIX": SUFFIX, lower case
-  std::vector<size_t> m_suffix_lengths;             ///< the distinct SUFFIX lengths
+  Table m_by_name;   ///< literal last component, lower case
+  Table m_by_suffix; ///< "*SUFFIX": SUFFIX, lower case
+  /// Screens before hashing (most names are in no table): the first byte of every name
+  /// in m_by_name, and per distinct SUFFIX length the first bytes of those suffixes.
+  std::bitset<256> m_name_first;
+  std::vector<std::pair<size_t, std::bitset<256>>> m_suffix_lengths;
   std::vector<Other> m_others;
 };
 

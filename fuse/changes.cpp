@@ -292,13 +292,13 @@ public:
     if (m_scope == ChangeScope::AgentGit && !m_private_git) {
       return {};
     }
+    auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
     if (m_only) {
       look_at_only();
+      std::sort(m_upper_files.begin(), m_upper_files.end(), by_path);
     } else {
-      walk_upper();
+      walk_upper(); // sorts
     }
-    auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
-    std::sort(m_upper_files.begin(), m_upper_files.end(), by_path);
     m_changes.reserve(m_upper_files.size());
     for (const auto& obj : m_upper_files) {
       classify_upper(obj);
@@ -391,18 +391,36 @@ private:
     std::unique_ptr<std::thread> helper;
     if (!m_count_only && std::thread::hardware_concurrency() > 1) {
       try {
-        helper = std::make_unique<std::thread>([&] { read_dirs(queue, helper_found); });
+        helper = std::make_unique<std::thread>([&] {
+          read_dirs(queue, helper_found);
+          sort_by_path(helper_found);
+        });
       } catch (const std::system_error&) {
         // No thread to be had: this one reads them all.
       }
     }
     read_dirs(queue, m_upper_files);
+    sort_by_path(m_upper_files); // while the helper sorts its own
     if (helper) {
       helper->join();
     }
     queue.check();
-    m_upper_files.reserve(m_upper_files.size() + helper_found.size());
-    std::move(helper_found.begin(), helper_found.end(), std::back_inserter(m_upper_files));
+    if (helper_found.empty()) {
+      return;
+    }
+    std::vector<UpperObject> all;
+    all.reserve(m_upper_files.size() + helper_found.size());
+    std::merge(std::make_move_iterator(m_upper_files.begin()),
+               std::make_move_iterator(m_upper_files.end()),
+               std::make_move_iterator(helper_found.begin()),
+               std::make_move_iterator(helper_found.end()), std::back_inserter(all),
+               [](const UpperObject& a, const UpperObject& b) { return a.path < b.path; });
+    m_upper_files = std::move(all);
+  }
+
+  static void sort_by_path(std::vector<UpperObject>& objects) {
+    std::sort(objects.begin(), objects.end(),
+              [](const UpperObject& a, const UpperObject& b) { return a.path < b.path; });
   }
 
   /// One reader of walk_upper: directories from `queue` until none is left, their

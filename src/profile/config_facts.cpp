@@ -3,6 +3,7 @@
 #include "src/profile/config_facts.hpp"
 
 #include "fuse/unique_fd.hpp"
+#include "src/transfer/transfer_plan.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -135,22 +136,6 @@ bool is_settings(const std::string& path, bool& toml) {
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   toml = ext == ".toml";
   return toml || ext == ".json";
-}
-
-filters::ChangeType change_type(fuse::ChangeKind k) {
-  switch (k) {
-  case fuse::ChangeKind::Added:
-    return filters::ChangeType::Added;
-  case fuse::ChangeKind::Deleted:
-    return filters::ChangeType::Deleted;
-  case fuse::ChangeKind::Renamed:
-    return filters::ChangeType::Renamed;
-  case fuse::ChangeKind::TypeChanged:
-    return filters::ChangeType::TypeChanged;
-  case fuse::ChangeKind::Modified:
-    break;
-  }
-  return filters::ChangeType::Modified;
 }
 
 } // namespace

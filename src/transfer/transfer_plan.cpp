@@ -11,6 +11,7 @@
 #include "src/transfer/agent_git_facts.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/content_probe.hpp"
+#include "src/transfer/decide_all.hpp"
 #include "src/transfer/probe_cache.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
@@ -35,8 +36,6 @@ StateSource checkpoint_state(const Workspace& w, unsigned id) {
   return StateSource{view.layout, w.layout.bases(), id, view.keep};
 }
 
-namespace {
-
 filters::ChangeType change_type(fuse::ChangeKind k) {
   switch (k) {
   case fuse::ChangeKind::Added:
@@ -47,10 +46,13 @@ filters::ChangeType change_type(fuse::ChangeKind k) {
     return filters::ChangeType::Renamed;
   case fuse::ChangeKind::TypeChanged:
     return filters::ChangeType::TypeChanged;
-  default:
-    return filters::ChangeType::Modified;
+  case fuse::ChangeKind::Modified:
+    break;
   }
+  return filters::ChangeType::Modified;
 }
+
+namespace {
 
 bool within_any(const std::string& path, const std::vector<std::string>& specs) {
   return std::any_of(specs.begin(), specs.end(),
@@ -111,15 +113,19 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   std::vector<signed char> known_binary(changes.size(), -1);
   for (size_t i = 0; i < changes.size(); ++i) {
     const fuse::Change& c = changes[i];
-    if (c.kind == fuse::ChangeKind::Deleted || !S_ISREG(c.mode) ||
-        (c.from.empty() && filters::find_place(c.path) != nullptr)) {
+    if (c.kind == fuse::ChangeKind::Deleted || !S_ISREG(c.mode)) {
       continue;
     }
+    // The cache first: it is asked by inode, the place rules by path. (A file its place
+    // withholds is never read, so never cached; known or not, its verdict is its place's.)
     if (!request.keep_content) {
       if (std::optional<bool> b = cache.binary({c.ino, c.ctime_ns, c.mtime_ns, c.size})) {
         known_binary[i] = *b ? 1 : 0;
         continue;
       }
+    }
+    if (c.from.empty() && filters::find_place(c.path) != nullptr) {
+      continue;
     }
     probe_of[i] = regular.size();
     regular.push_back(&c.path);
@@ -132,13 +138,17 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
 
   std::vector<PlannedChange> plan;
   plan.reserve(changes.size());
+  // The facts of a block of changes, then their verdicts on the machine's cores (the policy
+  // is pure), then the plan's entries: blocks keep the facts' memory small.
+  constexpr size_t k_block = 8192;
+  std::vector<filters::PathFacts> block_facts;
   for (size_t i = 0; i < changes.size(); ++i) {
     if (progress && i % 256 == 0) {
       progress(i, changes.size());
     }
     fuse::Change& c = changes[i];
     ContentProbe* read = probe_of[i] == SIZE_MAX ? nullptr : &probes[probe_of[i]];
-    filters::PathFacts f;
+    filters::PathFacts& f = block_facts.emplace_back();
     f.type = change_type(c.kind);
     f.path = c.path;
     f.from = c.from;
@@ -182,13 +192,21 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);
     agent_git.fill(c, f);
-    PlannedChange p;
-    p.decision = filters::decide(f, config);
-    if (read && read->whole && p.decision.verdict != filters::Verdict::Blocked) {
-      p.view_content = std::move(read->content); // may transfer (or be included): kept
+    if (block_facts.size() < k_block && i + 1 < changes.size()) {
+      continue;
     }
-    p.change = std::move(c);
-    plan.push_back(std::move(p));
+    std::vector<filters::Decision> decisions = decide_all(block_facts, config);
+    const size_t first = i + 1 - block_facts.size();
+    for (size_t k = 0; k < decisions.size(); ++k) {
+      PlannedChange& p = plan.emplace_back();
+      p.decision = std::move(decisions[k]);
+      read = probe_of[first + k] == SIZE_MAX ? nullptr : &probes[probe_of[first + k]];
+      if (read && read->whole && p.decision.verdict != filters::Verdict::Blocked) {
+        p.view_content = std::move(read->content); // may transfer (or be included): kept
+      }
+      p.change = std::move(changes[first + k]);
+    }
+    block_facts.clear();
   }
 
   for (const auto& inc : request.include) {

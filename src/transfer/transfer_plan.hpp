@@ -65,6 +65,9 @@ std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSourc
                                             const std::vector<PlannedChange>& plan,
                                             std::vector<bool>* base_exact = nullptr);
 
+/// The policy's name for a kind of change.
+filters::ChangeType change_type(fuse::ChangeKind k);
+
 /// git's mode for an st_mode (None for what git cannot hold: FIFOs, sockets, devices).
 gitbridge::GitMode git_mode(mode_t mode);
 

@@ -110,6 +110,18 @@ bool ViewProbe::ancestor_holds(const std::string& path, const char* name) {
   if (slash == std::string::npos) {
     return false;
   }
+  // The directory asked last for this name (sorted paths: siblings follow each other).
+  std::string_view parent(path.data(), slash);
+  Recent* recent = nullptr;
+  for (Recent& r : m_recent) {
+    if (r.name == name || r.name == nullptr) {
+      recent = &r;
+      break;
+    }
+  }
+  if (recent && recent->name == name && recent->dir == parent) {
+    return recent->holds;
+  }
   // One lookup for the path's directory, which answers for every directory above it too;
   // a directory not asked before is looked at once, up to the first one already known.
   std::string dir = path.substr(0, slash);
@@ -136,6 +148,11 @@ bool ViewProbe::ancestor_holds(const std::string& path, const char* name) {
   }
   for (auto& key : unknown) {
     m_holds.emplace(std::move(key), holds); // a directory below one that holds it, holds it
+  }
+  if (recent) {
+    recent->name = name;
+    recent->dir.assign(parent);
+    recent->holds = holds;
   }
   return holds;
 }

@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -40,6 +41,13 @@ private:
   fuse::UniqueFd m_upper;
   /// "dir\0name" -> `name` stands in `dir` or a directory above it.
   std::unordered_map<std::string, bool> m_holds;
+  /// The last answer per name (names are the callers' literals, compared by address).
+  struct Recent {
+    const char* name = nullptr;
+    std::string dir;
+    bool holds = false;
+  };
+  std::array<Recent, 4> m_recent;
 };
 
 } // namespace ws
