@@ -3,7 +3,13 @@
 // and a replaced helper binary: all ran unconfined the next time the person started the CLI.
 #include "src/run/agent_config_guard.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace ws {
 
@@ -54,6 +60,10 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
     if (!fs::is_directory(w, ec)) {
       continue;
     }
+    int fd = ::open(w.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      g.roots.push_back({w, std::make_shared<const fuse::UniqueFd>(fd)});
+    }
     for (const char* e : k_everywhere) {
       add(w / e);
     }
@@ -74,21 +84,66 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
   return g;
 }
 
+namespace {
+
+/// Moves `name` in the directory `dir_fd` aside (the name itself, never what it points to).
+void move_aside(int dir_fd, const fs::path& shown, const std::string& name,
+                const std::string& session) {
+  std::string aside = name + ".ws-quarantine-" + session;
+  int rc = ::renameat2(dir_fd, name.c_str(), dir_fd, aside.c_str(), RENAME_NOREPLACE);
+  if (rc != 0 && errno == EINVAL) { // a filesystem without RENAME_NOREPLACE
+    rc = ::renameat(dir_fd, name.c_str(), dir_fd, aside.c_str());
+  }
+  if (rc != 0) {
+    std::fprintf(stderr, "ws: WARNING: cannot move the planted %s aside: %s\n", shown.c_str(),
+                 std::strerror(errno));
+  }
+}
+
+/// The writable directory `p` lies in (the longest one, for nested --writable paths).
+const GuardedPaths::Root* root_of(const GuardedPaths& guarded, const fs::path& p) {
+  const GuardedPaths::Root* best = nullptr;
+  for (const auto& r : guarded.roots) {
+    auto rel = p.lexically_relative(r.path);
+    if (!rel.empty() && *rel.begin() != ".." &&
+        (!best || r.path.native().size() > best->path.native().size())) {
+      best = &r;
+    }
+  }
+  return best;
+}
+
+} // namespace
+
 std::vector<fs::path> quarantine_planted(const GuardedPaths& guarded, const std::string& session) {
   std::vector<fs::path> moved;
   for (const auto& p : guarded.absent) {
-    std::error_code ec;
-    if (!fs::exists(fs::symlink_status(p, ec))) {
+    const GuardedPaths::Root* root = root_of(guarded, p);
+    if (!root) {
       continue;
     }
-    fs::path aside = p;
-    aside += ".ws-quarantine-" + session;
-    fs::rename(p, aside, ec);
-    if (ec) {
-      std::fprintf(stderr, "ws: WARNING: cannot move the planted %s aside: %s\n", p.c_str(),
-                   ec.message().c_str());
+    // Component by component from the writable directory's fd, no symlink followed: the
+    // agent may have replaced any directory on the way (DIR/.claude -> ~/.claude).
+    fuse::UniqueFd dir(::fcntl(root->fd->get(), F_DUPFD_CLOEXEC, 0));
+    fs::path shown = root->path;
+    fs::path rel = p.lexically_relative(root->path);
+    for (auto c = rel.begin(); dir && c != rel.end(); ++c) {
+      const std::string name = c->string();
+      shown /= name;
+      struct stat st {};
+      if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        break; // absent: nothing planted
+      }
+      bool last = std::next(c) == rel.end();
+      if (last || S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+        if (last || S_ISLNK(st.st_mode)) {
+          move_aside(dir.get(), shown, name, session);
+          moved.push_back(shown);
+        }
+        break;
+      }
+      dir.reset(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     }
-    moved.push_back(p);
   }
   return moved;
 }

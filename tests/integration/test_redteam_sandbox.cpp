@@ -425,7 +425,6 @@ void check_quarantine_through_symlink(const std::string& user) {
 // person's settings.json (deny rules), hooks, .git/config... there to *.ws-quarantine-*, and
 // blames the agent for having created them.
 TEST_CASE("redteam sandbox: the end-of-session quarantine never follows the agent's symlinks "
-          "out of --writable" *
-          doctest::may_fail()) {
+          "out of --writable") {
   as_each(check_quarantine_through_symlink);
 }
