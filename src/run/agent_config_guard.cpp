@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 namespace ws {
 
@@ -44,6 +45,61 @@ constexpr const char* k_everywhere[] = {
     ".git/config", ".claude.json",  ".envrc",
 };
 
+/// How far below a writable directory nested repositories are looked for, and how many
+/// directories the look may visit: `--writable ~/src` with checkouts two levels down is
+/// covered, a whole home is not walked without end.
+constexpr int k_repo_depth = 4;
+constexpr size_t k_scan_budget = 20000;
+constexpr size_t k_max_repos = 256;
+
+/// The git directories of repositories below `w` (not w/.git itself, which k_everywhere has):
+/// DIR/sub/.git and the submodules' DIR/.git/modules/NAME (nested to any depth).
+std::vector<fs::path> nested_git_dirs(const fs::path& w) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  size_t visited = 0;
+  std::function<void(const fs::path&)> modules = [&](const fs::path& git_dir) {
+    for (fs::directory_iterator it(git_dir / "modules", ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (++visited > k_scan_budget || found.size() >= k_max_repos) {
+        return;
+      }
+      if (it->is_directory(ec) && !it->is_symlink(ec)) {
+        found.push_back(it->path());
+        modules(it->path());
+      }
+    }
+    ec.clear();
+  };
+  if (fs::is_directory(fs::symlink_status(w / ".git", ec))) {
+    modules(w / ".git");
+  }
+  fs::recursive_directory_iterator it(w, fs::directory_options::skip_permission_denied, ec);
+  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+    if (++visited > k_scan_budget || found.size() >= k_max_repos) {
+      std::fprintf(stderr,
+                   "ws: warning: %s holds more than can be checked for repositories: hooks and "
+                   "config of repositories below what was checked are not guarded\n",
+                   w.c_str());
+      break;
+    }
+    if (!it->is_directory(ec) || it->is_symlink(ec)) {
+      continue;
+    }
+    const fs::path name = it->path().filename();
+    if (name == ".git") {
+      it.disable_recursion_pending();
+      if (it.depth() > 0) {
+        found.push_back(it->path());
+        modules(it->path());
+      }
+    } else if (name == "node_modules" || it.depth() + 1 >= k_repo_depth) {
+      it.disable_recursion_pending();
+    }
+  }
+  return found;
+}
+
 } // namespace
 
 GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
@@ -66,6 +122,10 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
     }
     for (const char* e : k_everywhere) {
       add(w / e);
+    }
+    for (const auto& git_dir : nested_git_dirs(w)) {
+      add(git_dir / "hooks");
+      add(git_dir / "config");
     }
     for (const auto& dir : agent_dirs()) {
       fs::path base;

@@ -140,6 +140,27 @@ TEST_CASE("quarantine_planted follows no symlink the agent put on the way") {
   CHECK(fs::is_symlink(w / ".claude.ws-quarantine-s1"));
 }
 
+TEST_CASE("guarded_paths guards the hooks and config of nested repositories") {
+  test::TempDir t;
+  fs::path w = fs::canonical(t.path());
+  fs::create_directories(w / ".git/modules/sub/hooks");
+  std::ofstream(w / ".git/modules/sub/config") << "";
+  fs::create_directories(w / "a/b/.git");
+  std::ofstream(w / "a/b/.git/config") << "";
+  fs::create_directories(w / "a/b/c/d/e/.git"); // deeper than looked for
+  fs::create_directories(w / "node_modules/x/.git");
+  GuardedPaths g = guarded_paths({w});
+  auto has = [](const std::vector<fs::path>& v, const fs::path& p) {
+    return std::find(v.begin(), v.end(), p) != v.end();
+  };
+  CHECK(has(g.existing, w / ".git/modules/sub/hooks"));
+  CHECK(has(g.existing, w / ".git/modules/sub/config"));
+  CHECK(has(g.existing, w / "a/b/.git/config"));
+  CHECK(has(g.absent, w / "a/b/.git/hooks"));
+  CHECK(!has(g.absent, w / "a/b/c/d/e/.git/hooks"));
+  CHECK(!has(g.absent, w / "node_modules/x/.git/hooks"));
+}
+
 TEST_CASE("untrusted_because names a program ws must not run outside the sandbox") {
   CHECK(untrusted_because("/bin/sh") == "");
   test::TempDir t;
