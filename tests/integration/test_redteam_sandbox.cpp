@@ -357,8 +357,7 @@ TEST_CASE("redteam sandbox: settings keys from the agent's profile layer are esc
 // choosing, which the person later pastes into an unconfined shell. TIOCSTI is refused; this
 // is the same injection through the output.
 TEST_CASE("redteam sandbox: the agent cannot write the person's clipboard through its terminal "
-          "output (OSC 52)" *
-          doctest::may_fail()) {
+          "output (OSC 52)") {
   Person p("");
   // The person's terminal: a pty whose master this harness reads, as a terminal emulator
   // would; it reports whether the clipboard sequence arrived.
