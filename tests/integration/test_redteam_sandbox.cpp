@@ -181,7 +181,8 @@ TEST_CASE("redteam sandbox: the person's session keyring is out of the agent's r
 
 // HOLE: a host service that binds its socket by a relative path (postfix's master binds
 // "public/pickup", "private/..." in /var/spool/postfix) shows in /proc/net/unix without a
-// leading '/', so ws never covers it: the agent connects to it.
+// leading '/', so ws never covers it: the agent connects to it. Closed from Landlock ABI 9
+// (Linux 7.1, LANDLOCK_ACCESS_FS_RESOLVE_UNIX); may_fail on older kernels (docs/run.md).
 TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of reach" *
           doctest::may_fail()) {
   as_each([](const std::string& user) {
@@ -193,7 +194,8 @@ TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of rea
 
 // HOLE: a socket bound by a process in another network namespace (a container, another
 // sandbox, anything started with unshare -n) is not in the host's /proc/net/unix at all, so
-// ws never covers it; connect() to a pathname socket crosses network namespaces.
+// ws never covers it; connect() to a pathname socket crosses network namespaces. Closed from
+// Landlock ABI 9 (Linux 7.1); may_fail on older kernels (docs/run.md).
 TEST_CASE("redteam sandbox: a host socket bound in another network namespace is out of reach" *
           doctest::may_fail()) {
   as_each(check_other_netns_socket);
