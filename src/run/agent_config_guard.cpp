@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -105,9 +106,15 @@ std::vector<fs::path> nested_git_dirs(const fs::path& w) {
 GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
   GuardedPaths g;
   std::error_code ec;
+  fs::path root;
   auto add = [&](const fs::path& p) {
     if (fs::exists(fs::symlink_status(p, ec))) {
       g.existing.push_back(p);
+      for (fs::path d = p.parent_path(); d != root && d.has_relative_path(); d = d.parent_path()) {
+        if (std::find(g.pinned.begin(), g.pinned.end(), d) == g.pinned.end()) {
+          g.pinned.push_back(d);
+        }
+      }
     } else if (fs::is_directory(p.parent_path(), ec)) {
       g.absent.push_back(p);
     }
@@ -116,6 +123,7 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
     if (!fs::is_directory(w, ec)) {
       continue;
     }
+    root = w;
     int fd = ::open(w.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
       g.roots.push_back({w, std::make_shared<const fuse::UniqueFd>(fd)});
@@ -141,6 +149,7 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
       }
     }
   }
+  std::sort(g.pinned.begin(), g.pinned.end()); // parents before what is below them
   return g;
 }
 

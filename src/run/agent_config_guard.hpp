@@ -18,6 +18,10 @@ namespace ws {
 struct GuardedPaths {
   std::vector<std::filesystem::path> existing; ///< bound read-only inside the sandbox
   std::vector<std::filesystem::path> absent;   ///< must still be absent after the session
+  /// The directories between a writable directory and an `existing` path (DIR/.git,
+  /// DIR/.claude), each bound onto itself inside: a mount point cannot be renamed, so the
+  /// agent cannot move the guarded files away with their directory and make new ones.
+  std::vector<std::filesystem::path> pinned;
   /// Each writable directory, opened when the plan was made: the end-of-session check walks
   /// from these fds and follows no symlink the agent may have put on the way.
   struct Root {

@@ -72,7 +72,8 @@ void check_session_keyring(const std::string& user) {
                 "the agent planted a key in the person's session keyring");
 }
 
-/// Connects to each NAME=PATH unix socket: NAME=OK or the errno name.
+/// Connects to each NAME=ADDRESS unix socket (ADDRESS "@name": abstract): NAME=OK or the errno
+/// name.
 const std::string k_unix_connect =
     "import errno, socket, sys\n"
     "for spec in sys.argv[1:]:\n"
@@ -80,7 +81,7 @@ const std::string k_unix_connect =
     "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
     "    s.settimeout(5)\n"
     "    try:\n"
-    "        s.connect(addr)\n"
+    "        s.connect('\\0' + addr[1:] if addr.startswith('@') else addr)\n"
     "        print(name + '=OK')\n"
     "    except OSError as e:\n"
     "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
@@ -423,4 +424,260 @@ void check_quarantine_through_symlink(const std::string& user) {
 TEST_CASE("redteam sandbox: the end-of-session quarantine never follows the agent's symlinks "
           "out of --writable") {
   as_each(check_quarantine_through_symlink);
+}
+
+namespace {
+
+void check_host_fifo(const std::string& user) {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: no directory outside the private ones for a FIFO");
+    return;
+  }
+  Person p(user);
+  OutsideDir dir({"/srv", "/var/lib", "/opt"});
+  fs::path fifo = dir.path() / "command.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0666) == 0);
+  ::chmod(fifo.c_str(), 0666);
+  TempDir t;
+  fs::path got = t.path() / "got";
+  // The host service: reads commands from its FIFO (as nagios reads its command file).
+  Run reader =
+      sh("timeout 60 cat " + q(fifo.string()) + " > " + q(got.string()) + " 2>/dev/null & echo $!");
+  pid_t pid = std::atoi(reader.out.c_str());
+  Finally stop{[pid] {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+    }
+  }};
+  Run r = p.ws("run --network=off -- sh -c " +
+               q("timeout 10 sh -c " + q("echo '[1] RESTART_PROGRAM' > " + q(fifo.string())) +
+                 " 2>/dev/null && echo fifo=OK || echo fifo=refused"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(field(r.out, "fifo") != "<missing>");
+  CHECK_MESSAGE(field(r.out, "fifo") != "OK", fifo << " was writable from inside");
+  ::usleep(300 * 1000);
+  CHECK_MESSAGE(slurp(got).find("RESTART_PROGRAM") == npos,
+                "the host service read a command the agent wrote");
+}
+
+} // namespace
+
+// HOLE: a host FIFO outside the private directories is writable from inside: a read-only
+// mount does not stop writing into a FIFO (the kernel refuses writes on a read-only mount to
+// regular files, directories and links only), and ws covers sockets with /dev/null but not
+// FIFOs. A host service reading commands from one (nagios' rw/nagios.cmd under /var/lib)
+// takes the agent's.
+TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach" *
+          doctest::may_fail()) {
+  as_each(check_host_fifo);
+}
+
+// Attack that did not work (kept closed): a device node on the host outside /dev (a
+// container's or chroot's rootfs) opened from inside. Mounts made in the sandbox's user
+// namespace are nodev, whatever the node's mode.
+TEST_CASE("redteam sandbox: a host device node outside /dev cannot be opened") {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: cannot make a device node");
+    return;
+  }
+  OutsideDir dir({"/srv", "/var/lib", "/opt"});
+  fs::path node = dir.path() / "zero";
+  REQUIRE(sh("mknod -m 0666 " + q(node.string()) + " c 1 5").status == 0);
+  REQUIRE(sh("head -c 4 " + q(node.string()) + " | wc -c").out == "4\n"); // the host opens it
+  as_each([&](const std::string& user) {
+    Person p(user);
+    Run r = p.ws("run --network=off -- sh -c " + q("head -c 4 " + q(node.string()) +
+                                                   " >/dev/null 2>&1 && echo dev=OK || echo "
+                                                   "dev=refused"));
+    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    CHECK(field(r.out, "dev") == "refused");
+  });
+}
+
+namespace {
+
+/// The host's first IPv4 address that is not loopback, or "".
+std::string host_address() {
+  Run r = sh("ip -4 -o addr show scope global | awk '{print $4}' | cut -d/ -f1 | head -1");
+  return trim(r.out);
+}
+
+/// A TCP server on 0.0.0.0:PORT (a database, a dev server, a published container port): greets
+/// each client and notes it in NOTE; NOTE.ready once listening; 60 s at most.
+const std::string k_any_server = "import socket, sys, time\n"
+                                 "port, note = int(sys.argv[1]), sys.argv[2]\n"
+                                 "s = socket.socket()\n"
+                                 "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                                 "s.bind(('0.0.0.0', port))\n"
+                                 "s.listen(8)\n"
+                                 "s.settimeout(0.5)\n"
+                                 "open(note + '.ready', 'w').close()\n"
+                                 "end = time.time() + 60\n"
+                                 "while time.time() < end:\n"
+                                 "    try:\n"
+                                 "        c, a = s.accept()\n"
+                                 "    except socket.timeout:\n"
+                                 "        continue\n"
+                                 "    open(note, 'a').write('client\\n')\n"
+                                 "    c.sendall(b'hello\\n')\n"
+                                 "    c.close()\n";
+
+void check_host_service_by_address(const std::string& user) {
+  std::string address = host_address();
+  if (address.empty()) {
+    MESSAGE("no global IPv4 address on this host: skipped");
+    return;
+  }
+  Person p(user);
+  TempDir t;
+  fs::path note = t.path() / "note";
+  std::string port = std::to_string(40000 + ::getpid() % 20000);
+  Run server = sh(py() + " -c " + q(k_any_server) + " " + port + " " + q(note.string()) +
+                  " >/dev/null 2>&1 & echo $!");
+  pid_t pid = std::atoi(server.out.c_str());
+  Finally stop{[pid] {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+    }
+  }};
+  fs::path ready = note;
+  ready += ".ready";
+  REQUIRE(wait_for(ready, 50));
+  const std::string client = "import socket, sys\n"
+                             "try:\n"
+                             "    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), "
+                             "timeout=5)\n"
+                             "    print('tcp=' + s.recv(16).decode().strip())\n"
+                             "except OSError as e:\n"
+                             "    print('tcp=refused ' + str(e))\n";
+  Run r = p.ws("run --network=on -- " + py() + " -c " + q(client) + " " + address + " " + port);
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(field(r.out, "tcp") != "<missing>");
+  CHECK_MESSAGE(field(r.out, "tcp") != "hello",
+                "a host service on 0.0.0.0 answered the agent at " << address << ":" << port);
+  CHECK_MESSAGE(!fs::exists(note), "the host service got a connection from inside");
+}
+
+} // namespace
+
+// HOLE: with --network=on (the default) slirp4netns refuses only the host's 127.0.0.1: every
+// service of the host's that listens on 0.0.0.0 or its own address (a dev database, Jupyter, a
+// container's published port) answers the agent at the host's address, and sees the
+// connection come from the host itself. The README says "your machine's loopback services
+// ... no".
+TEST_CASE("redteam sandbox: --network=on does not reach the host's own services at its address" *
+          doctest::may_fail()) {
+  as_each(check_host_service_by_address);
+}
+
+// Attack that did not work (kept closed): with --network=host the agent shares the host's
+// network namespace, and so its abstract unix socket namespace: Landlock's scope (ABI 6)
+// refuses connecting to a host listener there.
+TEST_CASE("redteam sandbox: --network=host still keeps the host's abstract unix sockets out") {
+  Run abi = sh(py() + " -c " +
+               q("import ctypes\n"
+                 "libc = ctypes.CDLL(None, use_errno=True)\n"
+                 "print(libc.syscall(ctypes.c_long(444), None, ctypes.c_long(0), "
+                 "ctypes.c_long(1)))\n"));
+  if (std::atoi(abi.out.c_str()) < 6) {
+    MESSAGE("Landlock ABI " << abi.out << "< 6: no scopes on this kernel, skipped");
+    return;
+  }
+  as_each([](const std::string& user) {
+    Person p(user);
+    std::string name = "ws-redteam-" + unique();
+    UnixListeners listeners({{"abstract", "@" + name}});
+    REQUIRE(listeners.ready());
+    Run r = p.ws("run --network=host -- " + py() + " -c " + q(k_unix_connect) + " " +
+                 q("abstract=@" + name));
+    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    CHECK(field(r.out, "abstract") != "<missing>");
+    CHECK(field(r.out, "abstract") != "OK");
+    CHECK(listeners.accepted().empty());
+  });
+}
+
+namespace {
+
+void check_writable_config_dir(const std::string& user) {
+  Person p(user);
+  fs::path config = p.home() / ".config";
+  fs::create_directories(config / "ws");
+  fs::create_directories(config / "git");
+  fs::create_directories(p.home() / ".ssh");
+  std::ofstream(config / "ws" / "config") << "";
+  std::ofstream(config / "git" / "config") << "[user]\n\tname = Person\n";
+  std::ofstream(p.home() / ".ssh" / "id_ed25519") << "PRIVATE-KEY\n";
+  p.own(p.home());
+  // The agent, given ~/.config writable (for a tool's settings), rewrites ws's own config and
+  // git's: the next session shows it ~/.ssh; the person's next git status runs its command.
+  Run r = p.ws("run --network=off --writable " + q(config.string()) + " -- sh -c " +
+               q("printf '[ws]\\n\\tread = ~/.ssh\\n' >> ~/.config/ws/config; "
+                 "printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran; false\"\\n' >> "
+                 "~/.config/git/config; echo done=yes"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "done") == "yes");
+  CHECK_MESSAGE(slurp(config / "ws" / "config").find("ssh") == npos,
+                "the agent rewrote ws's own config through --writable ~/.config");
+  CHECK_MESSAGE(slurp(config / "git" / "config").find("fsmonitor") == npos,
+                "the agent planted core.fsmonitor in the person's ~/.config/git/config");
+  Run next = p.ws("run --network=off -- sh -c " +
+                  q("cat ~/.ssh/id_ed25519 2>/dev/null || echo key=absent"));
+  INFO("the next session: " << next.out << next.err);
+  CHECK_MESSAGE(next.out.find("PRIVATE-KEY") == npos,
+                "the next session read ~/.ssh because the agent said so in ws's config");
+}
+
+} // namespace
+
+// HOLE: `--writable ~/.config` is accepted, and ws's own config (~/.config/ws/config) lies in
+// it: the agent adds `[ws] read = ~/.ssh` (or env, writable, profiles) and the next session
+// shows it the person's keys. The guard's list is relative to the writable directory, so
+// ~/.config/git/config (core.fsmonitor, core.pager), fish's config, systemd user units and
+// autostart entries there are writable too and run unconfined later.
+TEST_CASE("redteam sandbox: --writable ~/.config does not hand the agent ws's or git's config" *
+          doctest::may_fail()) {
+  as_each(check_writable_config_dir);
+}
+
+namespace {
+
+void check_guard_parent_renamed(const std::string& user) {
+  Person p(user);
+  fs::path w = p.base() / "w";
+  fs::create_directories(w / ".claude");
+  REQUIRE(sh("git init -q .", w).status == 0);
+  std::ofstream(w / ".claude" / "settings.json") << "{}";
+  p.own(w);
+  // The guard binds the existing .git/hooks, .git/config and .claude/settings.json read-only;
+  // their parents stay writable: rename them away, make new ones.
+  const std::string agent =
+      "cd " + q(w.string()) +
+      " && mv .git .git-old && mkdir -p .git/hooks && cp -r .git-old/HEAD .git-old/objects "
+      ".git-old/refs .git/ && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/config"
+      " && printf '#!/bin/sh\\ntouch hook-ran\\n' > .git/hooks/pre-commit && "
+      "chmod +x .git/hooks/pre-commit && mv .claude .claude-old && mkdir .claude && "
+      "printf '{\"hooks\":{\"SessionStart\":[]}}' > .claude/settings.json && echo planted=yes";
+  Run r = p.ws("run --network=off --profile=none --writable " + q(w.string()) + " -- sh -c " +
+               q(agent));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK_MESSAGE(slurp(w / ".claude" / "settings.json") == "{}",
+                "the agent replaced the guarded .claude/settings.json by renaming its directory");
+  Run later = p.sh_as("git -c user.name=P -c user.email=p@example.com commit -q --allow-empty "
+                      "-m x 2>/dev/null; ls",
+                      w);
+  INFO("the person's git commit there: " << later.out << later.err);
+  CHECK_MESSAGE(later.out.find("hook-ran") == npos,
+                "the agent's pre-commit hook ran: it renamed the guarded .git away");
+}
+
+} // namespace
+
+// HOLE: the guard of --writable binds the guarded files that exist read-only, but their
+// directories stay writable: `mv .git .git-old` (a directory holding mount points can be
+// renamed) then a new .git with a pre-commit hook, or `mv .claude .claude-old` then a new
+// .claude/settings.json, and nothing is quarantined (only paths absent at the start are
+// checked): the hook runs at the person's next commit there.
+TEST_CASE("redteam sandbox: renaming a guarded file's directory does not get past the guard") {
+  as_each(check_guard_parent_renamed);
 }
