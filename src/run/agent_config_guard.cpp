@@ -35,6 +35,9 @@ const std::vector<AgentDir>& agent_dirs() {
         "hooks", "skills"}},
       {".gemini", {"settings.json", "extensions", "GEMINI.md", "commands", "bin"}},
       {".cursor", {"mcp.json", "rules", "hooks.json", "bin"}},
+      // ws's own config (profiles, read, writable, env for every session), git's (fsmonitor,
+      // pager, hooksPath), and what a login runs: systemd user units, autostart entries.
+      {".config", {"ws", "git", "fish", "systemd", "autostart", "environment.d"}},
   };
   return dirs;
 }
@@ -43,7 +46,7 @@ const std::vector<AgentDir>& agent_dirs() {
 constexpr const char* k_everywhere[] = {
     ".bashrc",     ".bash_profile", ".bash_login", ".profile",     ".zshrc",
     ".zprofile",   ".zshenv",       ".zlogin",     ".config/fish", ".git/hooks",
-    ".git/config", ".claude.json",  ".envrc",
+    ".git/config", ".claude.json",  ".envrc",      ".gitconfig",
 };
 
 /// How far below a writable directory nested repositories are looked for, and how many
