@@ -399,7 +399,11 @@ HostCheck landlock_check(int abi) {
   HostCheck c{"Landlock", "ws run (a second wall)", Status::Ok, "", ""};
   if (abi >= k_landlock_abi_with_scopes) {
     c.detail = "ABI " + std::to_string(abi) +
-               ": abstract unix sockets and signals are scoped to the sandbox";
+               ": abstract unix sockets and signals are scoped to the sandbox" +
+               (abi >= k_landlock_abi_with_resolve_unix
+                    ? ", and every host unix socket by path"
+                    : "; host unix sockets by a relative path or in another netns stay "
+                      "reachable until ABI 9 (Linux 7.1)");
     return c;
   }
   c.status = Status::Warn;
@@ -528,9 +532,13 @@ std::vector<std::string> runtime_features() {
                      ? std::to_string(fuse.proto_major) + "." + std::to_string(fuse.proto_minor)
                      : "unknown (a test mount failed: " + fuse.error + ")"));
   int abi = landlock_abi();
-  out.push_back(abi > 0 ? "Landlock ABI " + std::to_string(abi) +
-                              (abi >= k_landlock_abi_with_scopes ? " (scopes)" : " (no scopes)")
-                        : std::string("Landlock: unavailable (") + std::strerror(-abi) + ")");
+  out.push_back(
+      abi > 0
+          ? "Landlock ABI " + std::to_string(abi) +
+                (abi >= k_landlock_abi_with_resolve_unix ? " (scopes, unix sockets by path)"
+                 : abi >= k_landlock_abi_with_scopes ? " (scopes; unix sockets by path need ABI 9)"
+                                                     : " (no scopes)")
+          : std::string("Landlock: unavailable (") + std::strerror(-abi) + ")");
   UsernsProbe userns = probe_userns();
   out.push_back(std::string("unprivileged user namespaces: ") +
                 (userns.works ? "yes" : "no (" + userns.why + ")"));

@@ -174,7 +174,7 @@ int diff(const std::string& name, bool json, bool all) {
           continue;
         }
         std::printf("  %s/ (%zu files)\n       %s: %s\n", quote_path(tilde(c.target / dir)).c_str(),
-                    same, filters::verdict_name(verdict), c.decision.reason.c_str());
+                    same, filters::verdict_name(verdict), visible_text(c.decision.reason).c_str());
         continue;
       }
       std::string shown = quote_path(tilde(c.target / c.change.path));
@@ -182,7 +182,7 @@ int diff(const std::string& name, bool json, bool all) {
         std::printf("  %c  %s\n", static_cast<char>(c.change.kind), shown.c_str());
       } else {
         std::printf("  %c  %s\n       %s: %s\n", static_cast<char>(c.change.kind), shown.c_str(),
-                    filters::verdict_name(verdict), c.decision.reason.c_str());
+                    filters::verdict_name(verdict), visible_text(c.decision.reason).c_str());
       }
     }
   }

@@ -2,6 +2,7 @@
 #include "src/profile/session_profile.hpp"
 
 #include "src/cli/error.hpp"
+#include "src/cli/text.hpp"
 #include "src/profile/config_facts.hpp"
 
 #include <algorithm>
@@ -94,7 +95,7 @@ void report_new_config(const Profile& p, const std::set<std::string>& before) {
                      "real config is untouched). New there, and it runs code:\n",
                      p.name.c_str());
       }
-      std::fprintf(stderr, "  WITHHELD  %s\n", line.c_str());
+      std::fprintf(stderr, "  WITHHELD  %s\n", visible_text(line).c_str());
     }
   }
   if (shown) {

@@ -423,12 +423,14 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     std::fprintf(stderr,
                  "ws: WARNING: the agent created %s (it runs code or instructs an agent the next "
                  "time you start it); moved aside to %s.ws-quarantine-%s\n",
-                 p.c_str(), p.c_str(), session.c_str());
+                 visible_text(p.string()).c_str(), visible_text(p.string()).c_str(),
+                 session.c_str());
   }
   if (proxied) {
     std::vector<std::string> lines = proxied->summary();
     for (const auto& line : lines) {
-      std::fprintf(stderr, "ws: %s\n", line.c_str());
+      // The agent's Host field and names are in them: C1 and bidi controls pass the proxy.
+      std::fprintf(stderr, "ws: %s\n", visible_text(line).c_str());
     }
     if (status == 0 && changed == 0 && !lines.empty()) {
       // Codex and others exit 0 when every request failed: "no changes" alone misleads.
@@ -437,7 +439,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   for (const auto& p : read_only) {
-    std::fprintf(stderr, "ws: %s\n", read_only_advice(w, p).c_str());
+    std::fprintf(stderr, "ws: %s\n", visible_text(read_only_advice(w, p)).c_str());
   }
   if (status == 0 && !changed && !read_only.empty()) {
     std::fprintf(stderr,

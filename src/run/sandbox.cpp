@@ -91,6 +91,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   for (const auto& w : spec.writable) {
     add({"--bind", w.string(), w.string()});
   }
+  for (const auto& d : spec.guarded.pinned) {
+    add({"--bind", d.string(), d.string()}); // cannot be renamed away inside
+  }
   for (const auto& g : spec.guarded.existing) {
     add({"--ro-bind", g.string(), g.string()});
   }

@@ -50,6 +50,12 @@ fuse::UniqueFd terminal_injection_filter() {
     check(seccomp_rule_add_array(f.ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &cmp),
           "refuse terminal input injection");
   }
+  // The kernel's keyrings: the agent would inherit the person's session keyring (Kerberos
+  // KEYRING: caches, cached passwords, tokens stored with keyctl) and could read it or plant
+  // keys the host later uses. Refused as Docker's default profile refuses them.
+  for (int call : {SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key)}) {
+    check(seccomp_rule_add(f.ctx, SCMP_ACT_ERRNO(EPERM), call, 0), "refuse the keyrings");
+  }
   fuse::UniqueFd fd(::memfd_create("ws-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd) {
     throw Error(std::string("cannot build the sandbox's seccomp filter: memfd_create: ") +

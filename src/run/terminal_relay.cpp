@@ -62,6 +62,9 @@ TerminalRelay::TerminalRelay(TerminalRelay&& o) noexcept
 TerminalRelay::~TerminalRelay() {
   if (m_saved) {
     ::tcsetattr(0, TCSADRAIN, &*m_saved); // exactly as it was
+    // What the terminal sent for the agent and it did not read (answers to its queries,
+    // keys typed while it ended) must not reach the person's shell as a command.
+    ::tcflush(0, TCIFLUSH);
   }
 }
 
@@ -135,8 +138,10 @@ bool TerminalRelay::pump_output() {
       return false; // EIO: no agent process holds the terminal any more
     }
     m_scan.feed(buf, static_cast<size_t>(n));
-    for (ssize_t done = 0; m_output >= 0 && done < n;) {
-      ssize_t w = ::write(m_output, buf + done, static_cast<size_t>(n - done));
+    m_shown.clear();
+    m_osc.feed(buf, static_cast<size_t>(n), m_shown);
+    for (size_t done = 0; m_output >= 0 && done < m_shown.size();) {
+      ssize_t w = ::write(m_output, m_shown.data() + done, m_shown.size() - done);
       if (w < 0 && errno == EINTR) {
         continue;
       }
@@ -144,7 +149,7 @@ bool TerminalRelay::pump_output() {
         m_output = -1; // the person's terminal is gone: keep draining, show nothing
         break;
       }
-      done += w;
+      done += static_cast<size_t>(w);
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fuse/unique_fd.hpp"
+#include "src/run/osc_filter.hpp"
 #include "src/run/read_only_scan.hpp"
 
 #include <termios.h>
@@ -63,6 +64,8 @@ private:
   std::optional<termios> m_saved;
   std::string m_pending;
   ReadOnlyScan m_scan;
+  OscFilter m_osc;     ///< no clipboard access (OSC 52) for the agent
+  std::string m_shown; ///< what of one read passes the filter
 };
 
 } // namespace ws

@@ -123,6 +123,44 @@ TEST_CASE("guarded_paths keeps an agent's code-running config read-only or watch
   CHECK(fs::exists(claude / "hooks.ws-quarantine-s1" / "x"));
 }
 
+TEST_CASE("quarantine_planted follows no symlink the agent put on the way") {
+  test::TempDir t;
+  fs::path w = fs::canonical(t.path()) / "w";
+  fs::path real = fs::canonical(t.path()) / "real";
+  fs::create_directories(w / ".claude");
+  fs::create_directories(real);
+  std::ofstream(real / "settings.json") << "{}";
+  GuardedPaths g = guarded_paths({w});
+  // The agent swaps the guarded file's directory for a symlink to the person's real one.
+  fs::remove(w / ".claude");
+  fs::create_directory_symlink(real, w / ".claude");
+  std::vector<fs::path> moved = quarantine_planted(g, "s1");
+  CHECK(moved == std::vector<fs::path>{w / ".claude"});
+  CHECK(fs::exists(real / "settings.json"));
+  CHECK(fs::is_symlink(w / ".claude.ws-quarantine-s1"));
+}
+
+TEST_CASE("guarded_paths guards the hooks and config of nested repositories") {
+  test::TempDir t;
+  fs::path w = fs::canonical(t.path());
+  fs::create_directories(w / ".git/modules/sub/hooks");
+  std::ofstream(w / ".git/modules/sub/config") << "";
+  fs::create_directories(w / "a/b/.git");
+  std::ofstream(w / "a/b/.git/config") << "";
+  fs::create_directories(w / "a/b/c/d/e/.git"); // deeper than looked for
+  fs::create_directories(w / "node_modules/x/.git");
+  GuardedPaths g = guarded_paths({w});
+  auto has = [](const std::vector<fs::path>& v, const fs::path& p) {
+    return std::find(v.begin(), v.end(), p) != v.end();
+  };
+  CHECK(has(g.existing, w / ".git/modules/sub/hooks"));
+  CHECK(has(g.existing, w / ".git/modules/sub/config"));
+  CHECK(has(g.existing, w / "a/b/.git/config"));
+  CHECK(has(g.absent, w / "a/b/.git/hooks"));
+  CHECK(!has(g.absent, w / "a/b/c/d/e/.git/hooks"));
+  CHECK(!has(g.absent, w / "node_modules/x/.git/hooks"));
+}
+
 TEST_CASE("untrusted_because names a program ws must not run outside the sandbox") {
   CHECK(untrusted_because("/bin/sh") == "");
   test::TempDir t;
