@@ -85,6 +85,20 @@ const std::set<std::string>& RealRepo::gitlinks() {
   return *m_gitlinks;
 }
 
+const std::vector<std::string>& RealRepo::symlinks() {
+  if (!m_symlinks) {
+    m_symlinks.emplace();
+    size_t n = git_index_entrycount(index());
+    for (size_t i = 0; i < n; ++i) {
+      const git_index_entry* e = git_index_get_byindex(index(), i);
+      if (e && e->mode == GIT_FILEMODE_LINK) {
+        m_symlinks->emplace_back(e->path);
+      }
+    }
+  }
+  return *m_symlinks;
+}
+
 std::string RealRepo::containing_submodule(const std::string& path) {
   const auto& links = gitlinks();
   if (links.empty()) {

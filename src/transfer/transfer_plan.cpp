@@ -12,6 +12,7 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/content_probe.hpp"
 #include "src/transfer/probe_cache.hpp"
+#include "src/transfer/symlink_facts.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
@@ -91,6 +92,13 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
   AgentGitFacts agent_git(source, changes, reader); // its git, its .gitignore files
+  // A path is judged under every name a symlink gives it (all changes: a link outside the
+  // pathspecs still leads into them).
+  filters::SymlinkAliases aliases = symlink_aliases(
+      repo, [&](const std::string& p) { return probe.readlink(p, ViewProbe::World::RealOnly); },
+      changed_symlinks(changes, [&](const std::string& p) {
+        return std::optional<std::string>(reader.view(p).content);
+      }));
 
   if (!request.paths.empty()) {
     std::erase_if(changes, [&](const fuse::Change& c) {
@@ -183,7 +191,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     f.workspace_own = within_any(c.path, own);
     agent_git.fill(c, f);
     PlannedChange p;
-    p.decision = filters::decide(f, config);
+    p.decision = filters::decide_reachable(f, config, aliases);
     if (read && read->whole && p.decision.verdict != filters::Verdict::Blocked) {
       p.view_content = std::move(read->content); // may transfer (or be included): kept
     }

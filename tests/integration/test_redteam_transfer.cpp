@@ -45,8 +45,7 @@ bool has_control(const std::string& s) {
 // symlink into the project. After `ws apply` Claude Code reads a SessionStart hook from
 // .claude/settings.json, husky runs .husky/pre-commit, ./gradlew runs the agent's gradle.
 TEST_CASE("redteam transfer: a directory symlink does not carry a withheld place past the "
-          "policy" *
-          doctest::may_fail()) {
+          "policy") {
   TestRepo repo;
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("mkdir -p cfg h g/wrapper && "
@@ -91,8 +90,7 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a withheld place
 // HOLE: the flagged directories (.vscode/, .github/workflows/, .cargo/config.toml) are matched
 // by the name written only: `.vscode -> editor` with `editor/tasks.json` (runOn: folderOpen),
 // `.cargo -> c` with `c/config.toml` land with no FLAGGED line in the report.
-TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place past the report" *
-          doctest::may_fail()) {
+TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place past the report") {
   TestRepo repo;
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("mkdir -p editor c ci && "
