@@ -186,7 +186,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       f.submodule = repo.containing_submodule(c.from);
     }
     f.inside_nested_repo = !f.submodule.empty() || probe.ancestor_holds(c.path, ".git") ||
-                           (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
+                           (!c.from.empty() && probe.ancestor_holds(c.from, ".git")) ||
+                           probe.inside_bare_repo(c.path) ||
+                           (!c.from.empty() && probe.inside_bare_repo(c.from));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);
     agent_git.fill(c, f);
