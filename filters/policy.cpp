@@ -356,6 +356,10 @@ Decision decide(const PathFacts& facts, const PolicyConfig& config) {
   return {Verdict::Transfer, {}};
 }
 
+std::string shown_in_reason(std::string_view s) {
+  return shown(s);
+}
+
 const char* verdict_name(Verdict v) {
   switch (v) {
   case Verdict::Transfer:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ws::filters {
@@ -98,5 +99,8 @@ Decision decide(const PathFacts& facts, const PolicyConfig& config);
 bool matches(const std::string& pattern, const std::string& path);
 
 const char* verdict_name(Verdict v); ///< "transfer", "FLAGGED", "WITHHELD", "BLOCKED"
+
+/// `s` as reasons show a name the agent chose: control bytes escaped, cut at about 100 bytes.
+std::string shown_in_reason(std::string_view s);
 
 } // namespace ws::filters

@@ -103,6 +103,10 @@ constexpr NameRule k_self_running[] = {
     {"*.code-workspace", k_editor, ""},
     {"**/.idea/workspace.xml", k_editor, ".idea/workspace.xml"},
     {"**/.idea/watcherTasks.xml", k_editor, ".idea/watcherTasks.xml"},
+    // Zed starts the language servers its project settings name; Helix those of a project's
+    // languages.toml (its own [language-server] commands).
+    {"**/.zed/settings.json", k_editor, ".zed/settings.json"},
+    {"**/.helix/languages.toml", k_editor, ".helix/languages.toml"},
     // Agent CLIs started in the project: Claude Code runs the hooks, status line and helpers
     // its settings name and the MCP servers .mcp.json names; Codex, Gemini CLI, Cursor and VS
     // Code's agent the same from theirs. All of .claude/settings*.json: the policy sees names,
@@ -124,12 +128,21 @@ constexpr const char* k_toolchain = "picks the toolchain that runs";
 constexpr const char* k_ci = "runs in CI with the repository's secrets";
 constexpr const char* k_git_sees = "changes what git sees";
 constexpr const char* k_instructs = "instructs the agents you run here later";
+// Where the tool is not plain from the name, the reason names who runs the file.
+constexpr const char* k_autotools = "runs code on your machine (autoreconf, ./configure, make)";
+constexpr const char* k_msbuild = "runs code on your machine (dotnet build, msbuild)";
+constexpr const char* k_nuget = "decides what code gets installed (dotnet restore)";
 
 constexpr NameRule k_flags[] = {
     // Editors, dev containers and environment loaders.
     {".envrc", k_runs, ""}, // direnv asks again before running a changed .envrc
     {"**/.vscode/", k_runs, ".vscode/"},
     {"**/.idea/", k_runs, ".idea/"},
+    {"**/.zed/", "runs code on your machine (Zed's tasks)", ".zed/"},
+    {"**/.helix/", "runs code on your machine (Helix)", ".helix/"},
+    {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted)", ""},
+    {".nvimrc", "runs code on your machine (Neovim with exrc, once trusted)", ""},
+    {".exrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
     {"**/.devcontainer/", k_runs, ".devcontainer/"},
     {".devcontainer.json", k_runs, ""},
     {"**/.githooks/", k_runs, ".githooks/"},
@@ -153,6 +166,18 @@ constexpr NameRule k_flags[] = {
     {"azure-pipelines.yml", k_ci, ""},
     {"bitbucket-pipelines.yml", k_ci, ""},
     {"Jenkinsfile", k_ci, ""},
+    {"/.gitea/workflows/", "runs in CI with the repository's secrets (Gitea Actions)",
+     ".gitea/workflows/"},
+    {"/.forgejo/workflows/", "runs in CI with the repository's secrets (Forgejo Actions)",
+     ".forgejo/workflows/"},
+    {".woodpecker.yml", "runs in CI with the repository's secrets (Woodpecker)", ""},
+    {".woodpecker.yaml", "runs in CI with the repository's secrets (Woodpecker)", ""},
+    {"/.woodpecker/", "runs in CI with the repository's secrets (Woodpecker)", ".woodpecker/"},
+    {".drone.yml", "runs in CI with the repository's secrets (Drone)", ""},
+    {"appveyor.yml", "runs in CI with the repository's secrets (AppVeyor)", ""},
+    {".appveyor.yml", "runs in CI with the repository's secrets (AppVeyor)", ""},
+    {".cirrus.yml", "runs in CI with the repository's secrets (Cirrus CI)", ""},
+    {"/.semaphore/", "runs in CI with the repository's secrets (Semaphore)", ".semaphore/"},
     // What git itself reads from the tree.
     {".gitattributes", k_git_sees, ""},
     {".gitignore", k_git_sees, ""},
@@ -162,6 +187,21 @@ constexpr NameRule k_flags[] = {
     {"Makefile", k_runs, ""},
     {"GNUmakefile", k_runs, ""},
     {"*.mk", k_runs, ""},
+    // autotools: autoreconf turns these into ./configure and the Makefiles it writes.
+    {"configure", k_autotools, ""},
+    {"configure.ac", k_autotools, ""},
+    {"configure.in", k_autotools, ""},
+    {"Makefile.am", k_autotools, ""},
+    {"Makefile.in", k_autotools, ""},
+    {"*.m4", k_autotools, ""}, // aclocal.m4, acinclude.m4, m4/*.m4: macros configure expands
+    {"build.ninja", "runs code on your machine (ninja)", ""},
+    {"*.ninja", "runs code on your machine (ninja)", ""},
+    {"xmake.lua", "runs code on your machine (xmake)", ""},
+    {"premake5.lua", "runs code on your machine (premake)", ""},
+    {"premake4.lua", "runs code on your machine (premake)", ""},
+    {"wscript", "runs code on your machine (waf)", ""},
+    {"build.zig", "runs code on your machine (zig build)", ""},
+    {"build.zig.zon", "decides what code gets installed (zig build)", ""},
     {"CMakeLists.txt", k_runs, ""},
     {"*.cmake", k_runs, ""},
     {"CMakePresets.json", k_runs, ""},
@@ -177,6 +217,9 @@ constexpr NameRule k_flags[] = {
     {"MODULE.bazel", k_runs, ""},
     {"*.bzl", k_runs, ""},
     {".bazelrc", k_runs, ""},
+    {"BUCK", "runs code on your machine (buck2)", ""},
+    {".buckconfig", "runs code on your machine (buck2)", ""},
+    {"pants.toml", "runs code on your machine (pants)", ""},
     {"SConstruct", k_runs, ""},
     {"SConscript", k_runs, ""},
     {"justfile", k_runs, ""}, // just also reads Justfile, .justfile: case is folded
@@ -199,6 +242,27 @@ constexpr NameRule k_flags[] = {
     {"**/.mvn/", k_runs, ".mvn/"}, // extensions.xml, jvm.config (-javaagent), maven.config
     {"mvnw", k_runs, ""},
     {"mvnw.cmd", k_runs, ""},
+    // sbt and mill (Scala), Leiningen and the Clojure CLI.
+    {"*.sbt", "runs code on your machine (sbt)", ""},
+    {"project/*.scala", "runs code on your machine (sbt)", "project/"},
+    {"project/build.properties", "picks the toolchain that runs (sbt)", "project/"},
+    {"build.sc", "runs code on your machine (mill)", ""},
+    {"project.clj", "runs code on your machine (lein)", ""},
+    {"deps.edn", "runs code on your machine (clojure)", ""},
+    // MSBuild imports Directory.Build.* into every project below it; project files run their
+    // Exec tasks.
+    {"Directory.Build.props", k_msbuild, ""},
+    {"Directory.Build.targets", k_msbuild, ""},
+    {"Directory.Build.rsp", k_msbuild, ""},
+    {"*.csproj", k_msbuild, ""},
+    {"*.fsproj", k_msbuild, ""},
+    {"*.vbproj", k_msbuild, ""},
+    {"*.vcxproj", k_msbuild, ""},
+    {"*.props", k_msbuild, ""},
+    {"*.targets", k_msbuild, ""},
+    {"NuGet.config", k_nuget, ""},
+    {"packages.lock.json", k_nuget, ""},
+    {"global.json", "picks the toolchain that runs (dotnet)", ""},
     // Node and its tools: configs they execute as JavaScript, package files.
     {"package.json", k_runs, ""},
     {".npmrc", k_runs, ""},
@@ -273,6 +337,22 @@ constexpr NameRule k_flags[] = {
     {"go.work", k_installs, ""},
     {"go.sum", k_installs, ""},
     {"go.work.sum", k_installs, ""},
+    // Swift, Elixir, Erlang, Haskell, OCaml, Dart, C and C++ package managers.
+    {"Package.swift", "runs code on your machine (swift build)", ""},
+    {"Package.resolved", "decides what code gets installed (swift build)", ""},
+    {"mix.exs", "runs code on your machine (mix)", ""},
+    {"mix.lock", "decides what code gets installed (mix)", ""},
+    {"rebar.config", "runs code on your machine (rebar3)", ""},
+    {"Setup.hs", "runs code on your machine (cabal)", ""},
+    {"*.cabal", "runs code on your machine (cabal)", ""},
+    {"cabal.project", "runs code on your machine (cabal)", ""},
+    {"stack.yaml", "runs code on your machine (stack)", ""},
+    {"dune", "runs code on your machine (dune)", ""},
+    {"dune-project", "runs code on your machine (dune)", ""},
+    {"pubspec.yaml", "runs code on your machine (dart, flutter)", ""},
+    {"conanfile.py", "runs code on your machine (conan install)", ""},
+    {"conanfile.txt", "decides what code gets installed (conan install)", ""},
+    {"vcpkg.json", "decides what code gets installed (vcpkg)", ""},
     // Ruby, Perl, PHP, Nix, containers.
     {"Gemfile", k_runs, ""},
     {"Gemfile.lock", k_installs, ""},

@@ -105,6 +105,44 @@ const Gitlinks& RealRepo::gitlinks() {
   return *m_gitlinks;
 }
 
+const std::vector<std::string>& RealRepo::symlinks() {
+  if (m_symlinks) {
+    return *m_symlinks;
+  }
+  m_symlinks.emplace();
+  // Kept beside the gitlinks, keyed the same way: reading a 100,000-entry index for its
+  // few symlinks would cost a status of 10 changes most of its time again.
+  std::filesystem::path file = std::filesystem::path(git_repository_path(m_repo.get())) / "index";
+  std::filesystem::path cache =
+      m_gitlink_cache.empty() ? std::filesystem::path{}
+                              : m_gitlink_cache.parent_path() / "symlink-cache";
+  std::optional<IndexStamp> before;
+  if (!cache.empty() && (before = index_stamp(file))) {
+    if (auto cached = load_gitlinks(cache, *before)) {
+      for (const auto& entry : *cached) {
+        m_symlinks->push_back(entry.first);
+      }
+      return *m_symlinks;
+    }
+  }
+  Gitlinks found; // the same file format: path -> (unused) flag
+  size_t n = git_index_entrycount(index());
+  for (size_t i = 0; i < n; ++i) {
+    const git_index_entry* e = git_index_get_byindex(index(), i);
+    if (e && e->mode == GIT_FILEMODE_LINK) {
+      found.emplace(e->path, true);
+    }
+  }
+  for (const auto& entry : found) {
+    m_symlinks->push_back(entry.first);
+  }
+  if (before && git_index_path(index()) && file == git_index_path(index()) &&
+      index_stamp(file) == before) {
+    save_gitlinks(cache, *before, found);
+  }
+  return *m_symlinks;
+}
+
 std::string RealRepo::containing_submodule(const std::string& path) {
   const Gitlinks& links = gitlinks();
   if (links.empty()) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace ws::gitbridge {
 
@@ -35,6 +36,9 @@ public:
   /// The submodule `path` lies inside: the path of a gitlink in the index strictly above it
   /// (initialized or not), or empty.
   std::string containing_submodule(const std::string& path);
+  /// Every symlink (mode 120000) the index has: the person's tree's symlinks, for judging a
+  /// path under the names they give it (filters/symlink_aliases.hpp). Read once.
+  const std::vector<std::string>& symlinks();
   /// How many paths `ignored` left to libgit2 so far (for tests and benchmarks).
   size_t asked_libgit2() const { return m_asked_libgit2; }
   /// The repository's .git directory (for its config).
@@ -53,7 +57,8 @@ private:
   RepoPtr m_repo;
   IndexPtr m_index;
   std::filesystem::path m_gitlink_cache;
-  std::optional<Gitlinks> m_gitlinks; ///< every gitlink's path, read on first need
+  std::optional<Gitlinks> m_gitlinks;                 ///< every gitlink's path, read on first need
+  std::optional<std::vector<std::string>> m_symlinks; ///< every symlink's path, likewise
   IgnoreScreen m_screen;
   bool m_global_loaded = false;
   size_t m_asked_libgit2 = 0;

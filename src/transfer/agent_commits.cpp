@@ -7,6 +7,7 @@
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
+#include "src/transfer/symlink_facts.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -124,12 +125,28 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   config.hooks_path = gitbridge::hooks_dir_inside(w.repo).value_or("");
   fuse::UniqueFd real(::open(w.repo.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  for (auto& info : commits) {
+  // Every commit's changes first: a path is judged under every name a symlink gives it, the
+  // person's or one the agent made in any of its commits.
+  std::vector<std::vector<gitbridge::CommitChange>> changes_of;
+  for (const auto& info : commits) {
+    changes_of.push_back(gitbridge::commit_changes(*plan.git, info.id));
+  }
+  filters::SymlinkAliases aliases = symlink_aliases(
+      repo,
+      [&](const std::string& path) -> std::optional<std::string> {
+        fuse::UniqueFd fd(fuse::open_beneath(real.get(), path, O_PATH | O_NOFOLLOW));
+        char buf[4096];
+        ssize_t n = fd ? ::readlinkat(fd.get(), "", buf, sizeof buf) : -1;
+        return n < 0 ? std::nullopt : std::optional<std::string>(std::string(buf, size_t(n)));
+      },
+      changed_symlinks(changes_of));
+  for (size_t k = 0; k < commits.size(); ++k) {
+    auto& info = commits[k];
     if (info.parents.size() > 1 && !plan.merge) {
       plan.merge = info;
     }
     PlannedCommit pc;
-    for (auto& change : gitbridge::commit_changes(*plan.git, info.id)) {
+    for (auto& change : changes_of[k]) {
       filters::PathFacts f;
       f.type = type_of(change.status);
       f.path = change.path;
@@ -165,7 +182,7 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
       }
       f.inside_nested_repo = !f.submodule.empty();
       PlannedCommitChange p;
-      p.decision = filters::decide(f, config);
+      p.decision = filters::decide_reachable(f, config, aliases);
       p.change = std::move(change);
       pc.changes.push_back(std::move(p));
     }

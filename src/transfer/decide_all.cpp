@@ -9,11 +9,12 @@
 namespace ws {
 
 std::vector<filters::Decision> decide_all(const std::vector<filters::PathFacts>& facts,
-                                          const filters::PolicyConfig& config) {
+                                          const filters::PolicyConfig& config,
+                                          const filters::SymlinkAliases& aliases) {
   std::vector<filters::Decision> out(facts.size());
   auto range = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
-      out[i] = filters::decide(facts[i], config);
+      out[i] = filters::decide_reachable(facts[i], config, aliases);
     }
   };
   constexpr size_t k_one_thread = 4000; // below this, a thread costs more than it saves
@@ -48,6 +49,11 @@ std::vector<filters::Decision> decide_all(const std::vector<filters::PathFacts>&
     std::rethrow_exception(failed);
   }
   return out;
+}
+
+std::vector<filters::Decision> decide_all(const std::vector<filters::PathFacts>& facts,
+                                          const filters::PolicyConfig& config) {
+  return decide_all(facts, config, filters::SymlinkAliases{});
 }
 
 } // namespace ws

@@ -13,6 +13,7 @@
 #include "src/transfer/content_probe.hpp"
 #include "src/transfer/decide_all.hpp"
 #include "src/transfer/probe_cache.hpp"
+#include "src/transfer/symlink_facts.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
 
@@ -93,6 +94,13 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
   AgentGitFacts agent_git(source, changes, reader); // its git, its .gitignore files
+  // A path is judged under every name a symlink gives it (all changes: a link outside the
+  // pathspecs still leads into them).
+  filters::SymlinkAliases aliases = symlink_aliases(
+      repo, [&](const std::string& p) { return probe.readlink(p, ViewProbe::World::RealOnly); },
+      changed_symlinks(changes, [&](const std::string& p) {
+        return std::optional<std::string>(reader.view(p).content);
+      }));
 
   if (!request.paths.empty()) {
     std::erase_if(changes, [&](const fuse::Change& c) {
@@ -188,14 +196,16 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       f.submodule = repo.containing_submodule(c.from);
     }
     f.inside_nested_repo = !f.submodule.empty() || probe.ancestor_holds(c.path, ".git") ||
-                           (!c.from.empty() && probe.ancestor_holds(c.from, ".git"));
+                           (!c.from.empty() && probe.ancestor_holds(c.from, ".git")) ||
+                           probe.inside_bare_repo(c.path) ||
+                           (!c.from.empty() && probe.inside_bare_repo(c.from));
     f.in_python_env = probe.ancestor_holds(c.path, "pyvenv.cfg");
     f.workspace_own = within_any(c.path, own);
     agent_git.fill(c, f);
     if (block_facts.size() < k_block && i + 1 < changes.size()) {
       continue;
     }
-    std::vector<filters::Decision> decisions = decide_all(block_facts, config);
+    std::vector<filters::Decision> decisions = decide_all(block_facts, config, aliases);
     const size_t first = i + 1 - block_facts.size();
     for (size_t k = 0; k < decisions.size(); ++k) {
       PlannedChange& p = plan.emplace_back();

@@ -157,6 +157,24 @@ bool ViewProbe::ancestor_holds(const std::string& path, const char* name) {
   return holds;
 }
 
+bool ViewProbe::inside_bare_repo(const std::string& path) {
+  if (!ancestor_holds(path, "HEAD")) {
+    return false; // cached per directory: the answer for nearly every path
+  }
+  std::string dir = path;
+  for (size_t up = dir.rfind('/'); up != std::string::npos; up = dir.rfind('/')) {
+    dir.resize(up);
+    struct stat head {
+    }, objects{}, refs{};
+    if (lstat(dir + "/HEAD", head) && (S_ISREG(head.st_mode) || S_ISLNK(head.st_mode)) &&
+        lstat(dir + "/objects", objects) && S_ISDIR(objects.st_mode) &&
+        lstat(dir + "/refs", refs) && S_ISDIR(refs.st_mode)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 SymlinkReach ViewProbe::resolve(const std::string& link, const std::string& target,
                                 World world) const {
   constexpr int k_max_hops = 40; // as the kernel's MAXSYMLINKS

@@ -30,6 +30,11 @@ public:
   /// change of 200,000 files in a few directories asks a few questions).
   bool ancestor_holds(const std::string& path, const char* name);
 
+  /// Some directory above `path` is a git directory laid out in the open (a bare repository:
+  /// HEAD, objects/ and refs/ side by side, as git's is_git_directory asks): git run there obeys
+  /// its config (core.fsmonitor, core.worktree) as it would a nested `.git`.
+  bool inside_bare_repo(const std::string& path);
+
   /// Resolves `target` of the symlink at `link` component by component, following symlinks
   /// met on the way, in both worlds; the worse answer wins.
   filters::SymlinkReach symlink_reach(const std::string& link, const std::string& target) const;

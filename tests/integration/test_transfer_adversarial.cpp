@@ -169,6 +169,40 @@ TEST_CASE("adversarial: a hook in the real core.hooksPath is withheld") {
   CHECK(!fs::exists(repo.path() / "tools/hooks/pre-commit"));
 }
 
+// The person's own directory symlink (tracked in git) makes what the agent writes behind it
+// a file of the guarded place: judged under that name, and lands only when included.
+TEST_CASE("adversarial: a file written behind the person's directory symlink is judged under "
+          "the link's name") {
+  TestRepo repo;
+  REQUIRE(sh("mkdir -p cfg ci .github && echo '{}' > cfg/notes.json && echo x > ci/README && "
+             "ln -s cfg .claude && ln -s ../ci .github/workflows",
+             repo.path())
+              .status == 0);
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("printf '{\"hooks\":{}}' > cfg/settings.json && "
+                    "printf 'on: push\\n' > ci/deploy.yml && echo note > cfg/plain.txt")
+              .status == 0);
+  std::string v = verdict_of(w, "cfg/settings.json");
+  CHECK_MESSAGE(starts_with(v, "withheld: reachable as .claude/settings.json through the "
+                               "symlink .claude -> cfg: an agent CLI runs"),
+                v);
+  v = verdict_of(w, "ci/deploy.yml");
+  CHECK_MESSAGE(starts_with(v, "flagged: reachable as .github/workflows/deploy.yml through the "
+                               "symlink .github/workflows -> ../ci: runs in CI"),
+                v);
+  // What no rule names under either name is not touched by this.
+  v = verdict_of(w, "cfg/plain.txt");
+  CHECK_MESSAGE(starts_with(v, "transfer"), v);
+  Run a = w.ws("apply");
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(!fs::exists(repo.path() / ".claude/settings.json"));
+  CHECK(fs::exists(repo.path() / ".github/workflows/deploy.yml"));
+  CHECK(w.ws("apply --include cfg/settings.json").status == 0);
+  CHECK(fs::exists(repo.path() / ".claude/settings.json"));
+}
+
 TEST_CASE("adversarial: apply racing a writing agent lands only states the view had") {
   TestRepo repo;
   MountedWorkspace w(repo);

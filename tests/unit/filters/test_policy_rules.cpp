@@ -93,6 +93,8 @@ const std::vector<std::pair<std::string, std::string>> k_self_running = {
     {".gemini/settings.json", std::string(k_agent_cli) + ".gemini/settings.json"},
     {".vscode/mcp.json", std::string(k_agent_cli) + ".vscode/mcp.json"},
     {".cursor/mcp.json", std::string(k_agent_cli) + ".cursor/mcp.json"},
+    {".zed/settings.json", std::string(k_editor) + ".zed/settings.json"},
+    {".helix/languages.toml", std::string(k_editor) + ".helix/languages.toml"},
 };
 
 } // namespace
@@ -257,6 +259,55 @@ TEST_CASE("filters::decide flags files a named tool runs") {
   flag(".gitlab-ci.yml", ci + ".gitlab-ci.yml");
   flag(".circleci/config.yml", ci + ".circleci/");
   flag(".lfsconfig", "changes what git sees: .lfsconfig");
+  // Build and CI inputs beside the ones above: the reason names who runs them.
+  for (const auto& [path, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"configure.ac",
+            "runs code on your machine (autoreconf, ./configure, make): configure.ac"},
+           {"configure", "runs code on your machine (autoreconf, ./configure, make): configure"},
+           {"lib/Makefile.am",
+            "runs code on your machine (autoreconf, ./configure, make): Makefile.am"},
+           {"Makefile.in",
+            "runs code on your machine (autoreconf, ./configure, make): Makefile.in"},
+           {"m4/ax_pthread.m4",
+            "runs code on your machine (autoreconf, ./configure, make): ax_pthread.m4"},
+           {".gitea/workflows/ci.yml",
+            "runs in CI with the repository's secrets (Gitea Actions): .gitea/workflows/"},
+           {".forgejo/workflows/ci.yml",
+            "runs in CI with the repository's secrets (Forgejo Actions): .forgejo/workflows/"},
+           {".woodpecker/build.yml",
+            "runs in CI with the repository's secrets (Woodpecker): .woodpecker/"},
+           {".drone.yml", "runs in CI with the repository's secrets (Drone): .drone.yml"},
+           {"Directory.Build.props",
+            "runs code on your machine (dotnet build, msbuild): Directory.Build.props"},
+           {"src/Directory.Build.targets",
+            "runs code on your machine (dotnet build, msbuild): Directory.Build.targets"},
+           {"src/App/App.csproj", "runs code on your machine (dotnet build, msbuild): App.csproj"},
+           {"NuGet.config", "decides what code gets installed (dotnet restore): NuGet.config"},
+           {"global.json", "picks the toolchain that runs (dotnet): global.json"},
+           {"build.zig", "runs code on your machine (zig build): build.zig"},
+           {"build.zig.zon", "decides what code gets installed (zig build): build.zig.zon"},
+           {"Package.swift", "runs code on your machine (swift build): Package.swift"},
+           {"build.sbt", "runs code on your machine (sbt): build.sbt"},
+           {"project/Deps.scala", "runs code on your machine (sbt): project/"},
+           {"mix.exs", "runs code on your machine (mix): mix.exs"},
+           {"mix.lock", "decides what code gets installed (mix): mix.lock"},
+           {"conanfile.py", "runs code on your machine (conan install): conanfile.py"},
+           {"conanfile.txt", "decides what code gets installed (conan install): conanfile.txt"},
+           {"build.ninja", "runs code on your machine (ninja): build.ninja"},
+           {"xmake.lua", "runs code on your machine (xmake): xmake.lua"},
+           {"premake5.lua", "runs code on your machine (premake): premake5.lua"},
+           {"BUCK", "runs code on your machine (buck2): BUCK"},
+           {"my.cabal", "runs code on your machine (cabal): my.cabal"},
+           {"dune-project", "runs code on your machine (dune): dune-project"},
+           {".zed/tasks.json", "runs code on your machine (Zed's tasks): .zed/"},
+           {".helix/config.toml", "runs code on your machine (Helix): .helix/"},
+           {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted): .nvim.lua"},
+       }) {
+    flag(path, reason);
+  }
+  rows.push_back({"nested .gitea", added("docs/.gitea/workflows/ci.yml"), Verdict::Transfer, ""});
+  rows.push_back(
+      {"src/project/x.scala is not sbt's", added("src/project/x.scala"), Verdict::Transfer, ""});
   // Case folded, and a rename onto and away.
   rows.push_back({"PYTEST.INI", modified("PYTEST.INI"), Verdict::Flagged, runs + "PYTEST.INI"});
   rows.push_back(
