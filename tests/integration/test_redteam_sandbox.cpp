@@ -1,0 +1,260 @@
+// Red team (round 16) against `ws run`'s sandbox: ways for the agent to reach the host's
+// secrets, sockets and later-run code. Each case does what an attacker would, for real,
+// through the real binary and bubblewrap, as root and as an unprivileged user, and checks
+// what a person would: what the agent printed, what a host listener saw, what is on the host
+// afterwards. Cases marked may_fail are open holes (// HOLE: ...); the lead removes the
+// decorator when the fix lands.
+#include "tests/integration/run_escapes_common.hpp"
+
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Joins a new session keyring, puts a secret in it (as a login's pam_keyinit session, a
+/// Kerberos KEYRING: cache or systemd's cached passwords would be), then execs its arguments.
+const std::string k_keyring_host =
+    "import ctypes, os, sys\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "libc.syscall.restype = ctypes.c_long\n"
+    "L = ctypes.c_long\n"
+    "if libc.syscall(L(250), L(1), None) < 0:\n" // KEYCTL_JOIN_SESSION_KEYRING
+    "    sys.exit('join_session_keyring: ' + os.strerror(ctypes.get_errno()))\n"
+    "if libc.syscall(L(248), b'user', b'ws-redteam-secret', b'hunter2', L(7), L(-3)) < 0:\n"
+    "    sys.exit('add_key: ' + os.strerror(ctypes.get_errno()))\n"
+    "os.execvp(sys.argv[1], sys.argv[1:])\n";
+
+/// Inside: looks the secret up in the session keyring and reads it (key=VALUE or
+/// key=absent), then tries to plant a key of its own there (plant=OK or the error).
+const std::string k_keyring_agent =
+    "import ctypes, os\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "libc.syscall.restype = ctypes.c_long\n"
+    "L = ctypes.c_long\n"
+    "kid = libc.syscall(L(250), L(10), L(-3), b'user', b'ws-redteam-secret', L(0))\n" // SEARCH
+    "if kid < 0:\n"
+    "    print('key=absent')\n"
+    "else:\n"
+    "    buf = ctypes.create_string_buffer(64)\n"
+    "    n = libc.syscall(L(250), L(11), L(kid), buf, L(64))\n" // KEYCTL_READ
+    "    print('key=' + (buf.raw[:n].decode() if n >= 0 else 'unreadable'))\n"
+    "k = libc.syscall(L(248), b'user', b'ws-redteam-planted', b'agent', L(5), L(-3))\n"
+    "print('plant=' + ('OK' if k >= 0 else os.strerror(ctypes.get_errno())))\n";
+
+void check_session_keyring(const std::string& user) {
+  Person p(user);
+  // From the host, the secret is there (so an absence inside is the sandbox's).
+  Run host = sh(p.as(py() + " -c " + q(k_keyring_host) + " " + py() + " -c " + q(k_keyring_agent)),
+                p.project());
+  INFO("as " << p.label() << ": on the host: " << host.out << host.err);
+  REQUIRE(field(host.out, "key") == "hunter2");
+  Run r = sh(p.as(py() + " -c " + q(k_keyring_host) + " " +
+                  p.ws_line("run --network=off -- " + py() + " -c " + q(k_keyring_agent))),
+             p.project());
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(field(r.out, "key") != "<missing>");
+  CHECK_MESSAGE(field(r.out, "key") != "hunter2",
+                "the agent read a secret from the person's session keyring");
+  CHECK_MESSAGE(field(r.out, "plant") != "OK",
+                "the agent planted a key in the person's session keyring");
+}
+
+/// Connects to each NAME=PATH unix socket: NAME=OK or the errno name.
+const std::string k_unix_connect =
+    "import errno, socket, sys\n"
+    "for spec in sys.argv[1:]:\n"
+    "    name, addr = spec.split('=', 1)\n"
+    "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+    "    s.settimeout(5)\n"
+    "    try:\n"
+    "        s.connect(addr)\n"
+    "        print(name + '=OK')\n"
+    "    except OSError as e:\n"
+    "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
+    "    s.close()\n";
+
+/// A listener on a pathname unix socket: chdir DIR, bind NAME (relative or absolute, as the
+/// service chose), anyone may connect; notes each client in NOTE; NOTE.ready once listening.
+const std::string k_listener = "import os, select, socket, sys, time\n"
+                               "d, name, note = sys.argv[1:4]\n"
+                               "os.chdir(d)\n"
+                               "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+                               "s.bind(name)\n"
+                               "os.chmod(name, 0o777)\n"
+                               "s.listen(8)\n"
+                               "open(note + '.ready', 'w').close()\n"
+                               "end = time.time() + 90\n"
+                               "while time.time() < end:\n"
+                               "    r, _, _ = select.select([s], [], [], 0.3)\n"
+                               "    if r:\n"
+                               "        c, _ = s.accept()\n"
+                               "        open(note, 'a').write('client\\n')\n"
+                               "        c.close()\n";
+
+/// A host listener started with `prefix` (e.g. "unshare -n"), killed at the end.
+class HostListener {
+public:
+  HostListener(const std::string& prefix, const fs::path& dir, const std::string& name,
+               const fs::path& note)
+      : m_note(note) {
+    Run r = sh(prefix + " " + py() + " -c " + q(k_listener) + " " + q(dir.string()) + " " +
+               q(name) + " " + q(note.string()) + " >/dev/null 2>&1 & echo $!");
+    m_pid = std::atoi(r.out.c_str());
+    fs::path ready = note;
+    ready += ".ready";
+    m_ready = m_pid > 0 && wait_for(ready, 50);
+  }
+  ~HostListener() {
+    if (m_pid > 0) {
+      ::kill(m_pid, SIGKILL);
+    }
+  }
+  HostListener(const HostListener&) = delete;
+  HostListener& operator=(const HostListener&) = delete;
+  bool ready() const { return m_ready; }
+  bool had_client() const { return fs::exists(m_note); }
+
+private:
+  fs::path m_note;
+  pid_t m_pid = 0;
+  bool m_ready = false;
+};
+
+/// A service outside /run, /tmp and the homes (as postfix's master in /var/spool/postfix):
+/// `prefix` starts it; it binds DIR/service.sock by that relative name (`relative`) or by its
+/// whole path. The agent must not connect.
+void check_host_socket(const std::string& user, const std::string& prefix, bool relative) {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: no directory outside the private ones to listen in");
+    return;
+  }
+  Person p(user);
+  OutsideDir dir({"/srv", "/var/lib", "/opt"});
+  TempDir notes;
+  std::string sock = (dir.path() / "service.sock").string();
+  HostListener listener(prefix, dir.path(), relative ? "service.sock" : sock,
+                        notes.path() / "note");
+  REQUIRE(listener.ready());
+  Run host = p.sh_as(py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
+  INFO("as " << p.label() << ": from the host: " << host.out << host.err);
+  REQUIRE(field(host.out, "svc") == "OK");
+  fs::remove(notes.path() / "note");
+  Run r =
+      p.ws("run --network=off -- " + py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(field(r.out, "svc") != "<missing>");
+  CHECK_MESSAGE(field(r.out, "svc") != "OK", sock << " was reachable from inside");
+  CHECK_MESSAGE(!listener.had_client(), "the host service got a connection from inside");
+}
+
+void check_relative_socket(const std::string& user) {
+  check_host_socket(user, "", true);
+}
+
+void check_other_netns_socket(const std::string& user) {
+  check_host_socket(user, "unshare -n", false);
+}
+
+} // namespace
+
+// HOLE: the agent inherits the person's session keyring: `keyctl search @s user NAME; keyctl
+// read` gives it every secret there (Kerberos KEYRING: caches, systemd-ask-password's cached
+// passwords, keyctl-stored tokens), and `add_key` plants keys the host later uses. No seccomp
+// rule refuses keyctl/add_key/request_key and pid 1 joins no fresh session keyring.
+TEST_CASE("redteam sandbox: the person's session keyring is out of the agent's reach" *
+          doctest::may_fail()) {
+  as_each(check_session_keyring);
+}
+
+// HOLE: a host service that binds its socket by a relative path (postfix's master binds
+// "public/pickup", "private/..." in /var/spool/postfix) shows in /proc/net/unix without a
+// leading '/', so ws never covers it: the agent connects to it.
+TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of reach" *
+          doctest::may_fail()) {
+  as_each([](const std::string& user) {
+    // The listener binds "service.sock" in its directory: what /proc/net/unix shows is
+    // relative.
+    check_relative_socket(user);
+  });
+}
+
+// HOLE: a socket bound by a process in another network namespace (a container, another
+// sandbox, anything started with unshare -n) is not in the host's /proc/net/unix at all, so
+// ws never covers it; connect() to a pathname socket crosses network namespaces.
+TEST_CASE("redteam sandbox: a host socket bound in another network namespace is out of reach" *
+          doctest::may_fail()) {
+  as_each(check_other_netns_socket);
+}
+
+namespace {
+
+/// Writes a hook (0755) or appends a line to a config at each NAME=PATH: NAME=OK or errno.
+const std::string k_plant = "import errno, os, sys\n"
+                            "for a in sys.argv[1:]:\n"
+                            "    k, path = a.split('=', 1)\n"
+                            "    try:\n"
+                            "        if path.endswith('config'):\n"
+                            "            open(path, 'a').write('[core]\\n\\tfsmonitor = "
+                            "touch fsmonitor-ran\\n')\n"
+                            "        else:\n"
+                            "            open(path, 'w').write('#!/bin/sh\\ntouch hook-ran\\n')\n"
+                            "            os.chmod(path, 0o755)\n"
+                            "        print(k + '=OK')\n"
+                            "    except OSError as e:\n"
+                            "        print(k + '=' + errno.errorcode.get(e.errno, '?'))\n";
+
+void check_nested_repositories(const std::string& user) {
+  Person p(user);
+  // A writable directory of repositories (not above the project): the guard keeps its own
+  // .git/hooks and .git/config read-only; the repositories inside it are as much the person's.
+  fs::path repos = p.base() / "repos";
+  fs::path inner = repos / "other";
+  fs::create_directories(inner);
+  REQUIRE(sh("git init -q . && git init -q " + q(inner.string()), repos).status == 0);
+  p.own(repos);
+  Run r = p.ws("run --network=off --writable " + q(repos.string()) + " -- " + py() + " -c " +
+               q(k_plant) + " " + q("top=" + (repos / ".git/hooks/pre-commit").string()) + " " +
+               q("hook=" + (inner / ".git/hooks/pre-commit").string()) + " " +
+               q("config=" + (inner / ".git/config").string()));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  // The control: the guarded top.
+  CHECK(!fs::exists(repos / ".git/hooks/pre-commit"));
+  CHECK_MESSAGE(!fs::exists(inner / ".git/hooks/pre-commit"),
+                "a hook planted in a repository inside a --writable directory stayed in place ("
+                    << field(r.out, "hook") << ")");
+  CHECK_MESSAGE(slurp(inner / ".git/config").find("fsmonitor") == npos,
+                "core.fsmonitor planted in a repository inside a --writable directory");
+  // What the person meets later, unconfined: their own git in that repository runs it.
+  Run later = p.sh_as("git -c user.name=P -c user.email=p@example.com commit -q --allow-empty "
+                      "-m x; git status >/dev/null 2>&1; ls",
+                      inner);
+  INFO("the person's git there: " << later.out << later.err);
+  CHECK_MESSAGE(later.out.find("hook-ran") == npos, "the agent's hook ran unconfined");
+  CHECK_MESSAGE(later.out.find("fsmonitor-ran") == npos, "the agent's fsmonitor ran unconfined");
+}
+
+} // namespace
+
+// HOLE: the guard of --writable covers DIR/.git/{hooks,config} only: a repository one level
+// down (`--writable ~/src/others` holding several checkouts, or DIR/.git/modules/NAME) keeps
+// hooks and config writable, and what the agent plants there (a pre-commit hook,
+// core.fsmonitor) runs unconfined at the person's next `git commit`/`git status` there.
+TEST_CASE("redteam sandbox: hooks and config of repositories inside a --writable directory are "
+          "guarded" *
+          doctest::may_fail()) {
+  as_each(check_nested_repositories);
+}
