@@ -392,3 +392,40 @@ TEST_CASE("redteam sandbox: the agent cannot write the person's clipboard throug
   CHECK_MESSAGE(field(r.out, "osc52") == "no",
                 "the agent's OSC 52 reached the person's terminal (clipboard write)");
 }
+
+namespace {
+
+void check_quarantine_through_symlink(const std::string& user) {
+  Person p(user);
+  // A writable directory with an (empty) .claude in it: its settings.json, hooks... are
+  // guarded, to be moved aside at the end if the agent creates them.
+  fs::path w = p.base() / "w";
+  fs::create_directories(w / ".claude");
+  // The person's real Claude settings, outside every writable path: deny rules.
+  fs::path victim = p.home() / ".claude";
+  fs::create_directories(victim);
+  const std::string settings = "{\"permissions\":{\"deny\":[\"Bash(rm:*)\"]}}\n";
+  std::ofstream(victim / "settings.json") << settings;
+  p.own(p.base());
+  Run r = p.ws("run --network=off --profile=none --writable " + q(w.string()) + " -- sh -c " +
+               q("rmdir " + q((w / ".claude").string()) + " && ln -s " + q(victim.string()) + " " +
+                 q((w / ".claude").string()) + " && echo linked=yes"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "linked") == "yes");
+  CHECK_MESSAGE(slurp(victim / "settings.json") == settings,
+                "ws moved aside the person's real ~/.claude/settings.json, outside --writable, "
+                "through the agent's symlink");
+}
+
+} // namespace
+
+// HOLE: at the end of a session ws moves aside guarded files the agent created in a --writable
+// directory, following the path as it is then: the agent replaces DIR/.claude with a symlink
+// to any directory (the person's real ~/.claude), and ws itself, unconfined, renames the
+// person's settings.json (deny rules), hooks, .git/config... there to *.ws-quarantine-*, and
+// blames the agent for having created them.
+TEST_CASE("redteam sandbox: the end-of-session quarantine never follows the agent's symlinks "
+          "out of --writable" *
+          doctest::may_fail()) {
+  as_each(check_quarantine_through_symlink);
+}
