@@ -23,6 +23,20 @@ bool transfers_silently(const std::string& verdict) {
   return verdict.rfind("transfer", 0) == 0;
 }
 
+/// A terminal control in `s`: C0 (but newline and tab), DEL, C1 as UTF-8, bidi overrides.
+bool has_control(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ||
+        (c == 0xc2 && at(1) >= 0x80 && at(1) < 0xa0) ||
+        (c == 0xe2 && at(1) == 0x80 && at(2) >= 0xaa && at(2) <= 0xae)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 // HOLE: a symlink `.claude -> cfg` (or `.husky -> h`, `gradle -> g`) lands, and with it
@@ -168,4 +182,34 @@ TEST_CASE("redteam transfer: a renamed directory, a case variant or a file symli
   CHECK(!lexists(repo.path() / ".CLAUDE"));
   CHECK(!lexists(repo.path() / "sitecustomize.py"));
   CHECK(a.err.find("WITHHELD") != npos);
+}
+
+// Attack that did not work (kept closed): the agent's commit message, author and branch name
+// carry terminal controls; ws status, ws log --commits and ws apply --commits show them
+// escaped, in a pipe too.
+TEST_CASE("redteam transfer: the agent's commit metadata is escaped in status, log --commits "
+          "and apply --commits") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(sh("git config user.name Person && git config user.email p@example.com", repo.path())
+              .status == 0);
+  REQUIRE(w.in_view("git checkout -q -b \"$(printf 'feat\\342\\200\\256x\\302\\233')\" && "
+                    "echo more >> README.md && "
+                    "git -c user.name=\"$(printf 'Ag\\033[2Jent')\" -c user.email=a@example.com "
+                    "commit -qam \"$(printf 'subj \\033]0;t\\007\\033[1A\\033[2K\\rok\\n\\n"
+                    "body \\033[31mred')\"")
+              .status == 0);
+  Run st = w.ws("status");
+  INFO("ws status:\n" << st.out << st.err);
+  CHECK(st.out.find("agent: 1 commit on feat<U+202E>x") != npos);
+  CHECK(!has_control(st.out + st.err));
+  Run log = w.ws("log --commits");
+  INFO("ws log --commits:\n" << log.out << log.err);
+  CHECK(log.out.find("subj") != npos);
+  CHECK(!has_control(log.out + log.err));
+  Run a = w.ws("apply --commits");
+  INFO("ws apply --commits:\n" << a.out << a.err);
+  CHECK(a.status == 0);
+  CHECK((a.out + a.err).find("subj") != npos);
+  CHECK(!has_control(a.out + a.err));
 }
