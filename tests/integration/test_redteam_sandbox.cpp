@@ -429,3 +429,49 @@ TEST_CASE("redteam sandbox: the end-of-session quarantine never follows the agen
           doctest::may_fail()) {
   as_each(check_quarantine_through_symlink);
 }
+
+namespace {
+
+void check_host_fifo(const std::string& user) {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: no directory outside the private ones for a FIFO");
+    return;
+  }
+  Person p(user);
+  OutsideDir dir({"/srv", "/var/lib", "/opt"});
+  fs::path fifo = dir.path() / "command.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0666) == 0);
+  ::chmod(fifo.c_str(), 0666);
+  TempDir t;
+  fs::path got = t.path() / "got";
+  // The host service: reads commands from its FIFO (as nagios reads its command file).
+  Run reader =
+      sh("timeout 60 cat " + q(fifo.string()) + " > " + q(got.string()) + " 2>/dev/null & echo $!");
+  pid_t pid = std::atoi(reader.out.c_str());
+  Finally stop{[pid] {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+    }
+  }};
+  Run r =
+      p.ws("run --network=off -- sh -c " + q("(echo '[1] RESTART_PROGRAM' > " + q(fifo.string()) +
+                                             ") 2>/dev/null && echo fifo=OK || echo fifo=refused"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(field(r.out, "fifo") != "<missing>");
+  CHECK_MESSAGE(field(r.out, "fifo") != "OK", fifo << " was writable from inside");
+  ::usleep(300 * 1000);
+  CHECK_MESSAGE(slurp(got).find("RESTART_PROGRAM") == npos,
+                "the host service read a command the agent wrote");
+}
+
+} // namespace
+
+// HOLE: a host FIFO outside the private directories is writable from inside: a read-only
+// mount does not stop writing into a FIFO (the kernel refuses writes on a read-only mount to
+// regular files, directories and links only), and ws covers sockets with /dev/null but not
+// FIFOs. A host service reading commands from one (nagios' rw/nagios.cmd under /var/lib)
+// takes the agent's.
+TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach" *
+          doctest::may_fail()) {
+  as_each(check_host_fifo);
+}
