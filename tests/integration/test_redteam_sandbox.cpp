@@ -453,9 +453,9 @@ void check_host_fifo(const std::string& user) {
       ::kill(pid, SIGKILL);
     }
   }};
-  Run r =
-      p.ws("run --network=off -- sh -c " + q("(echo '[1] RESTART_PROGRAM' > " + q(fifo.string()) +
-                                             ") 2>/dev/null && echo fifo=OK || echo fifo=refused"));
+  Run r = p.ws("run --network=off -- sh -c " +
+               q("timeout 10 sh -c " + q("echo '[1] RESTART_PROGRAM' > " + q(fifo.string())) +
+                 " 2>/dev/null && echo fifo=OK || echo fifo=refused"));
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(field(r.out, "fifo") != "<missing>");
   CHECK_MESSAGE(field(r.out, "fifo") != "OK", fifo << " was writable from inside");
