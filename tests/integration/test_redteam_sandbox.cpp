@@ -475,3 +475,25 @@ TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out o
           doctest::may_fail()) {
   as_each(check_host_fifo);
 }
+
+// Attack that did not work (kept closed): a device node on the host outside /dev (a
+// container's or chroot's rootfs) opened from inside. Mounts made in the sandbox's user
+// namespace are nodev, whatever the node's mode.
+TEST_CASE("redteam sandbox: a host device node outside /dev cannot be opened") {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: cannot make a device node");
+    return;
+  }
+  OutsideDir dir({"/srv", "/var/lib", "/opt"});
+  fs::path node = dir.path() / "zero";
+  REQUIRE(sh("mknod -m 0666 " + q(node.string()) + " c 1 5").status == 0);
+  REQUIRE(sh("head -c 4 " + q(node.string()) + " | wc -c").out == "4\n"); // the host opens it
+  as_each([&](const std::string& user) {
+    Person p(user);
+    Run r = p.ws("run --network=off -- sh -c " + q("head -c 4 " + q(node.string()) +
+                                                   " >/dev/null 2>&1 && echo dev=OK || echo "
+                                                   "dev=refused"));
+    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    CHECK(field(r.out, "dev") == "refused");
+  });
+}
