@@ -72,7 +72,8 @@ void check_session_keyring(const std::string& user) {
                 "the agent planted a key in the person's session keyring");
 }
 
-/// Connects to each NAME=PATH unix socket: NAME=OK or the errno name.
+/// Connects to each NAME=ADDRESS unix socket (ADDRESS "@name": abstract): NAME=OK or the errno
+/// name.
 const std::string k_unix_connect =
     "import errno, socket, sys\n"
     "for spec in sys.argv[1:]:\n"
@@ -80,7 +81,7 @@ const std::string k_unix_connect =
     "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
     "    s.settimeout(5)\n"
     "    try:\n"
-    "        s.connect(addr)\n"
+    "        s.connect('\\0' + addr[1:] if addr.startswith('@') else addr)\n"
     "        print(name + '=OK')\n"
     "    except OSError as e:\n"
     "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
@@ -572,4 +573,31 @@ void check_host_service_by_address(const std::string& user) {
 TEST_CASE("redteam sandbox: --network=on does not reach the host's own services at its address" *
           doctest::may_fail()) {
   as_each(check_host_service_by_address);
+}
+
+// Attack that did not work (kept closed): with --network=host the agent shares the host's
+// network namespace, and so its abstract unix socket namespace: Landlock's scope (ABI 6)
+// refuses connecting to a host listener there.
+TEST_CASE("redteam sandbox: --network=host still keeps the host's abstract unix sockets out") {
+  Run abi = sh(py() + " -c " +
+               q("import ctypes\n"
+                 "libc = ctypes.CDLL(None, use_errno=True)\n"
+                 "print(libc.syscall(ctypes.c_long(444), None, ctypes.c_long(0), "
+                 "ctypes.c_long(1)))\n"));
+  if (std::atoi(abi.out.c_str()) < 6) {
+    MESSAGE("Landlock ABI " << abi.out << "< 6: no scopes on this kernel, skipped");
+    return;
+  }
+  as_each([](const std::string& user) {
+    Person p(user);
+    std::string name = "ws-redteam-" + unique();
+    UnixListeners listeners({{"abstract", "@" + name}});
+    REQUIRE(listeners.ready());
+    Run r = p.ws("run --network=host -- " + py() + " -c " + q(k_unix_connect) + " " +
+                 q("abstract=@" + name));
+    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    CHECK(field(r.out, "abstract") != "<missing>");
+    CHECK(field(r.out, "abstract") != "OK");
+    CHECK(listeners.accepted().empty());
+  });
 }
