@@ -601,3 +601,46 @@ TEST_CASE("redteam sandbox: --network=host still keeps the host's abstract unix 
     CHECK(listeners.accepted().empty());
   });
 }
+
+namespace {
+
+void check_writable_config_dir(const std::string& user) {
+  Person p(user);
+  fs::path config = p.home() / ".config";
+  fs::create_directories(config / "ws");
+  fs::create_directories(config / "git");
+  fs::create_directories(p.home() / ".ssh");
+  std::ofstream(config / "ws" / "config") << "";
+  std::ofstream(config / "git" / "config") << "[user]\n\tname = Person\n";
+  std::ofstream(p.home() / ".ssh" / "id_ed25519") << "PRIVATE-KEY\n";
+  p.own(p.home());
+  // The agent, given ~/.config writable (for a tool's settings), rewrites ws's own config and
+  // git's: the next session shows it ~/.ssh; the person's next git status runs its command.
+  Run r = p.ws("run --network=off --writable " + q(config.string()) + " -- sh -c " +
+               q("printf '[ws]\\n\\tread = ~/.ssh\\n' >> ~/.config/ws/config; "
+                 "printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran; false\"\\n' >> "
+                 "~/.config/git/config; echo done=yes"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "done") == "yes");
+  CHECK_MESSAGE(slurp(config / "ws" / "config").find("ssh") == npos,
+                "the agent rewrote ws's own config through --writable ~/.config");
+  CHECK_MESSAGE(slurp(config / "git" / "config").find("fsmonitor") == npos,
+                "the agent planted core.fsmonitor in the person's ~/.config/git/config");
+  Run next = p.ws("run --network=off -- sh -c " +
+                  q("cat ~/.ssh/id_ed25519 2>/dev/null || echo key=absent"));
+  INFO("the next session: " << next.out << next.err);
+  CHECK_MESSAGE(next.out.find("PRIVATE-KEY") == npos,
+                "the next session read ~/.ssh because the agent said so in ws's config");
+}
+
+} // namespace
+
+// HOLE: `--writable ~/.config` is accepted, and ws's own config (~/.config/ws/config) lies in
+// it: the agent adds `[ws] read = ~/.ssh` (or env, writable, profiles) and the next session
+// shows it the person's keys. The guard's list is relative to the writable directory, so
+// ~/.config/git/config (core.fsmonitor, core.pager), fish's config, systemd user units and
+// autostart entries there are writable too and run unconfined later.
+TEST_CASE("redteam sandbox: --writable ~/.config does not hand the agent ws's or git's config" *
+          doctest::may_fail()) {
+  as_each(check_writable_config_dir);
+}
