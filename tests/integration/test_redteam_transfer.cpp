@@ -250,3 +250,32 @@ TEST_CASE("redteam transfer: an embedded bare repository does not land" * doctes
   }
   CHECK_MESSAGE(!fs::exists(mark), "the person's git status ran the agent's core.fsmonitor");
 }
+
+// HOLE: a project file the person's git config includes (`git config include.path
+// ../.gitconfig`, a common way to share aliases and settings) is git config: the agent adds
+// `core.fsmonitor = <command>` to the tracked .gitconfig and it lands with no verdict; the
+// person's next `git status` runs the command. Only core.hooksPath is read from the real
+// config; include.path (and worktree scripts named by filter.*.clean, core.fsmonitor,
+// core.pager, alias.*=!...) are not.
+TEST_CASE("redteam transfer: a project file the real git config includes is not a plain "
+          "transfer" *
+          doctest::may_fail()) {
+  TestRepo repo;
+  repo.write(".gitconfig", "[alias]\n\tst = status\n");
+  repo.commit_all();
+  REQUIRE(sh("git config include.path ../.gitconfig", repo.path()).status == 0);
+  MountedWorkspace w(repo);
+  TempDir marks;
+  fs::path mark = marks.path() / "fsmonitor-ran";
+  REQUIRE(w.in_view("printf '[core]\\n\\tfsmonitor = \"touch " + mark.string() +
+                    "; false\"\\n' >> .gitconfig")
+              .status == 0);
+  std::string v = verdict_of(w, ".gitconfig");
+  INFO(".gitconfig: " << v);
+  CHECK_MESSAGE(!transfers_silently(v), "git config included by the real config transfers "
+                                        "with no verdict");
+  Run a = w.ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  sh("git status >/dev/null 2>&1", repo.path());
+  CHECK_MESSAGE(!fs::exists(mark), "the person's git status ran the agent's core.fsmonitor");
+}
