@@ -644,3 +644,46 @@ TEST_CASE("redteam sandbox: --writable ~/.config does not hand the agent ws's or
           doctest::may_fail()) {
   as_each(check_writable_config_dir);
 }
+
+namespace {
+
+void check_guard_parent_renamed(const std::string& user) {
+  Person p(user);
+  fs::path w = p.base() / "w";
+  fs::create_directories(w / ".claude");
+  REQUIRE(sh("git init -q .", w).status == 0);
+  std::ofstream(w / ".claude" / "settings.json") << "{}";
+  p.own(w);
+  // The guard binds the existing .git/hooks, .git/config and .claude/settings.json read-only;
+  // their parents stay writable: rename them away, make new ones.
+  const std::string agent =
+      "cd " + q(w.string()) +
+      " && mv .git .git-old && mkdir -p .git/hooks && cp -r .git-old/HEAD .git-old/objects "
+      ".git-old/refs .git/ && printf '[core]\\n\\trepositoryformatversion = 0\\n' > .git/config"
+      " && printf '#!/bin/sh\\ntouch hook-ran\\n' > .git/hooks/pre-commit && "
+      "chmod +x .git/hooks/pre-commit && mv .claude .claude-old && mkdir .claude && "
+      "printf '{\"hooks\":{\"SessionStart\":[]}}' > .claude/settings.json && echo planted=yes";
+  Run r = p.ws("run --network=off --profile=none --writable " + q(w.string()) + " -- sh -c " +
+               q(agent));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK_MESSAGE(slurp(w / ".claude" / "settings.json") == "{}",
+                "the agent replaced the guarded .claude/settings.json by renaming its directory");
+  Run later = p.sh_as("git -c user.name=P -c user.email=p@example.com commit -q --allow-empty "
+                      "-m x 2>/dev/null; ls",
+                      w);
+  INFO("the person's git commit there: " << later.out << later.err);
+  CHECK_MESSAGE(later.out.find("hook-ran") == npos,
+                "the agent's pre-commit hook ran: it renamed the guarded .git away");
+}
+
+} // namespace
+
+// HOLE: the guard of --writable binds the guarded files that exist read-only, but their
+// directories stay writable: `mv .git .git-old` (a directory holding mount points can be
+// renamed) then a new .git with a pre-commit hook, or `mv .claude .claude-old` then a new
+// .claude/settings.json, and nothing is quarantined (only paths absent at the start are
+// checked): the hook runs at the person's next commit there.
+TEST_CASE("redteam sandbox: renaming a guarded file's directory does not get past the guard" *
+          doctest::may_fail()) {
+  as_each(check_guard_parent_renamed);
+}
