@@ -687,3 +687,48 @@ TEST_CASE("redteam sandbox: renaming a guarded file's directory does not get pas
           doctest::may_fail()) {
   as_each(check_guard_parent_renamed);
 }
+
+namespace {
+
+void check_git_credentials(const std::string& user) {
+  Person p(user);
+  fs::create_directories(p.home() / ".config" / "git");
+  // git-credential-store's file when ~/.git-credentials does not exist, and a token kept
+  // where many setups keep one: a URL rewrite in the global git config.
+  std::ofstream(p.home() / ".config" / "git" / "credentials")
+      << "https://me:ghp_STORETOKEN@github.com\n";
+  std::ofstream(p.home() / ".gitconfig")
+      << "[user]\n\tname = Person\n[url \"https://x-access-token:ghp_URLTOKEN@github.com/\"]\n"
+         "\tinsteadOf = https://github.com/\n";
+  ::chmod((p.home() / ".config" / "git" / "credentials").c_str(), 0600);
+  // And the token people export in their shell's start-up file.
+  std::ofstream(p.home() / ".bashrc") << "export GITHUB_TOKEN=ghp_BASHRCTOKEN\n";
+  p.own(p.home());
+  Run r = p.ws("run --network=off -- sh -c " +
+               q("cat ~/.config/git/credentials ~/.gitconfig 2>/dev/null; "
+                 "git config --global user.name; bash -ic 'echo \"env=$GITHUB_TOKEN\"' "
+                 "2>/dev/null"));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.out.find("Person") != npos); // the harmless part still works
+  CHECK_MESSAGE(r.out.find("ghp_STORETOKEN") == npos,
+                "the agent read git's credential store (~/.config/git/credentials)");
+  CHECK_MESSAGE(r.out.find("ghp_URLTOKEN") == npos,
+                "the agent read a token from the person's ~/.gitconfig");
+  CHECK_MESSAGE(r.out.find("ghp_BASHRCTOKEN") == npos,
+                "the token the person's ~/.bashrc exports is in the agent's shell: the "
+                "environment allowlist kept GITHUB_TOKEN out, the start-up file brings it in");
+}
+
+} // namespace
+
+// HOLE: the private home shows ~/.config/git whole and ~/.gitconfig as they are: git's
+// credential store keeps its file at ~/.config/git/credentials when ~/.git-credentials does
+// not exist (the docs list ~/.git-credentials as absent, not this one), and tokens in the
+// global config (url.<https://TOKEN@host/>.insteadOf, http.extraHeader) are read as well;
+// and ~/.bashrc, ~/.zshrc... are shown read-only "as harmless", where people export their
+// API tokens: any shell the agent starts (ws shell too) has them back in its environment.
+// With --network=on (the default) they leave.
+TEST_CASE("redteam sandbox: git credentials and tokens in the shown home files stay outside" *
+          doctest::may_fail()) {
+  as_each(check_git_credentials);
+}
