@@ -113,9 +113,9 @@ const std::vector<std::string>& RealRepo::symlinks() {
   // Kept beside the gitlinks, keyed the same way: reading a 100,000-entry index for its
   // few symlinks would cost a status of 10 changes most of its time again.
   std::filesystem::path file = std::filesystem::path(git_repository_path(m_repo.get())) / "index";
-  std::filesystem::path cache =
-      m_gitlink_cache.empty() ? std::filesystem::path{}
-                              : m_gitlink_cache.parent_path() / "symlink-cache";
+  std::filesystem::path cache = m_gitlink_cache.empty()
+                                    ? std::filesystem::path{}
+                                    : m_gitlink_cache.parent_path() / "symlink-cache";
   std::optional<IndexStamp> before;
   if (!cache.empty() && (before = index_stamp(file))) {
     if (auto cached = load_gitlinks(cache, *before)) {
