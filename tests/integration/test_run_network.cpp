@@ -274,9 +274,10 @@ const std::string k_bad_request = "HTTP/1.1 400 Bad Request";
 /// Each KEY the client printed has the value wanted.
 void check_fields(const std::string& out,
                   std::initializer_list<std::pair<const char*, std::string>> want) {
-  for (const auto& [key, value] : want) {
+  for (const auto& kv : want) {
+    const char* key = kv.first; // not a structured binding: INFO captures it in a lambda
     INFO("field " << key);
-    CHECK(field(out, key) == value);
+    CHECK(field(out, key) == kv.second);
   }
 }
 

@@ -16,10 +16,11 @@ namespace ws::test {
 /// checkpoints 1, 2, ... when there was none); each must succeed.
 inline void checkpoint_each(const MountedWorkspace& w,
                             const std::vector<std::pair<std::string, std::string>>& steps) {
-  for (const auto& [script, message] : steps) {
+  for (const auto& step : steps) {
+    const std::string& script = step.first; // not a structured binding: CAPTURE is a lambda
     CAPTURE(script);
     REQUIRE(w.in_view(script).status == 0);
-    REQUIRE(w.ws("checkpoint -m " + q(message)).status == 0);
+    REQUIRE(w.ws("checkpoint -m " + q(step.second)).status == 0);
   }
 }
 

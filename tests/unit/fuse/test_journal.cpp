@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <future>
 #include <thread>
 
@@ -100,6 +101,12 @@ TEST_CASE("fuse::ProcessNames names a thread by its process, and keeps the threa
   CHECK(cached.thread == "Bun Pool 0");
   named_twice.set_value();
   worker.join();
+  // join() returns when the thread has cleared its tid, a moment before the kernel lets its
+  // /proc entry go: wait for that, as the daemon would long before the tid is reused.
+  const std::string task = "/proc/self/task/" + std::to_string(tid);
+  for (int i = 0; i < 500 && ::access(task.c_str(), F_OK) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   // The thread is gone: its cached entry must not answer for whoever gets the tid next.
   ProcessInfo gone = names.info(tid);
   CHECK(gone.comm == "?");
