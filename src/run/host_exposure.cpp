@@ -21,11 +21,25 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Read-only in the private home: settings that make tools behave as the person expects
-/// and hold no secret of their own.
+/// and hold no secret of their own. git's XDG directory file by file: git's credential
+/// store writes ~/.config/git/credentials when ~/.git-credentials does not exist.
 constexpr const char* k_home_files[] = {
-    ".gitconfig", ".config/git",  ".gitignore_global", ".bashrc",    ".bash_profile",
-    ".profile",   ".zshrc",       ".zprofile",         ".zshenv",    ".inputrc",
-    ".vimrc",     ".config/nvim", ".editorconfig",     ".tmux.conf",
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
+    ".gitignore_global",
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".inputrc",
+    ".vimrc",
+    ".config/nvim",
+    ".editorconfig",
+    ".tmux.conf",
 };
 
 /// Toolchains people install in their home; executables and libraries, no credentials
