@@ -157,8 +157,16 @@ TEST_CASE("review: follows a terminal resized while it runs") {
   };
   CHECK(rows() == 24);
   t.resize(132, 40);
+  // tmux has the new size at once; the review's redraw follows a moment later: wait for the
+  // key line at the bottom of the 40, not only for 40 rows.
+  auto redrawn = [&] {
+    std::string s = t.screen();
+    size_t last = s.rfind('\n', s.size() >= 2 ? s.size() - 2 : 0);
+    return rows() == 40 && s.find("accept", last == npos ? 0 : last) != npos &&
+           s.find("notes.txt") != npos;
+  };
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (rows() != 40 && std::chrono::steady_clock::now() < until) {
+  while (!redrawn() && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::string big = t.screen();
