@@ -216,6 +216,11 @@ TEST_CASE("adversarial: apply racing a writing agent lands only states the view 
   Run started =
       sh("( cd " + q(w.view().string()) + " && " + writer + " ) >/dev/null 2>&1 & echo ok");
   REQUIRE(started.status == 0);
+  // Whatever ends this test (a failed REQUIRE, an exception), the writer stops with it.
+  struct StopWriter {
+    fs::path file;
+    ~StopWriter() { sh("touch " + q(file.string()) + " && sleep 1"); }
+  } stop_writer{stop};
   int landed = 0;
   for (int round = 0; round < 15; ++round) {
     Run a = w.ws("apply");
