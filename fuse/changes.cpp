@@ -499,12 +499,7 @@ private:
     if (!m_lower_files.lstat(path, st)) {
       return std::nullopt;
     }
-    Identity id;
-    id.ino = st.st_ino;
-    id.size = static_cast<uint64_t>(st.st_size);
-    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    id.mode = st.st_mode;
-    return id;
+    return identity_of(st);
   }
 
   std::optional<Hash128> lower_hash(const std::string& path, const Identity& base) {
