@@ -254,6 +254,20 @@ std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>&
   if (auto why = in_hooks_path(names, config.hooks_path)) {
     return why; // deletions too: removing a hook can remove a check the person relies on
   }
+  for (const Name& n : names) {
+    for (const ConfigFileUse& use : config.git_config_files) {
+      if (n.path != use.path) {
+        continue;
+      }
+      return with_old(use.how == "include.path"
+                          ? "your git config includes it (include.path): git obeys what it says "
+                            "(core.fsmonitor, aliases and filters run commands)"
+                          : "your git config runs it (a command in core.fsmonitor, a filter, an "
+                            "alias...): your next git command would",
+                      n);
+    }
+  }
+
   if (!deleted) {
     if (auto why = special_file(f.mode)) {
       return why;

@@ -79,6 +79,13 @@ struct PathFacts {
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).
+/// A project file the real git config uses: `how` is "include.path" (git reads it as config)
+/// or "command" (a command git runs names it).
+struct ConfigFileUse {
+  std::string path; ///< repository-relative, '/'-separated
+  std::string how;
+};
+
 struct PolicyConfig {
   enum class Level { Default, Strict } level = Level::Default; ///< ws.policy
   uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
@@ -87,6 +94,9 @@ struct PolicyConfig {
   /// The real repository's core.hooksPath when it lies inside the worktree: repository-
   /// relative, '/'-separated, "." for the top; empty when unset or outside.
   std::string hooks_path;
+  /// Files inside the worktree that the real repository's config obeys or runs
+  /// (gitbridge::config_files_inside).
+  std::vector<ConfigFileUse> git_config_files;
 };
 
 /// The one verdict for a changed path, with its reason. Pure: no I/O.

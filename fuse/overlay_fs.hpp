@@ -281,9 +281,11 @@ public:
   void snapshot_state(const std::filesystem::path& dest);
   /// Makes `paths` show the real tree again (StateEditor::drop) and the kernel forget what
   /// it cached there; the agent's open files keep working. With `save_to`, snapshots the
-  /// state there first under the same lock, so it holds exactly what was dropped.
+  /// state there first under the same lock, so it holds exactly what was dropped. `landed`
+  /// (`ws apply` dropping what it landed): a file still open stays the same file, now the
+  /// real one, so the agent's later writes land in the view (edit_state).
   void drop_paths(const Caller& c, const std::vector<std::string>& paths,
-                  const std::filesystem::path& save_to);
+                  const std::filesystem::path& save_to, bool landed = false);
   void drop_all(const Caller& c, const std::filesystem::path& save_to);
   /// The real tree's objects at `paths` become their bases (StateEditor::rebase).
   void rebase_paths(const Caller& c, const std::vector<std::string>& paths);
@@ -432,13 +434,17 @@ private:
   /// Runs `edit` under the exclusive m_tree, then brings the kernel-visible nodes whose
   /// path is within (or an ancestor of) a path of `scope` in line with the new state, and
   /// invalidates the kernel's caches outside every lock.
+  /// `landed`: what leaves the upper layer has just landed in the real tree, which now holds
+  /// it: a file node keeps its identity (show_real_file_locked) instead of being unlinked.
   void edit_state(const std::vector<std::string>& scope, const std::filesystem::path& save_to,
-                  const std::function<void(StateEditor&)>& edit);
+                  const std::function<void(StateEditor&)>& edit, bool landed = false);
   void collect_visits_locked(const std::vector<std::string>& scope,
                              std::vector<StateVisit>& visits);
-  void revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out);
+  void revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out, bool landed);
   /// Gives a directory that stays a directory the fds of what `found` says it is now.
   bool refresh_dir_locked(Node* dir, Found& found);
+  /// A file node whose upper object a state edit dropped: now the real tree's file `found`.
+  void show_real_file_locked(Node* n, const Found& found, Invalidations& out);
 
   /// Queues a journal entry, and marks what it changed for the next checkpoint (so every
   /// caller records after its change landed); `time_ns` 0 means now, an empty `comm` means

@@ -200,13 +200,14 @@ void OverlayFs::snapshot_state(const std::filesystem::path& dest) {
 }
 
 void OverlayFs::drop_paths(const Caller& c, const std::vector<std::string>& paths,
-                           const std::filesystem::path& save_to) {
+                           const std::filesystem::path& save_to, bool landed) {
   std::vector<std::string> roots = minimal_roots(paths);
   if (roots.size() == 1 && roots.front().empty()) {
     drop_all(c, save_to);
     return;
   }
-  edit_state(roots, save_to, [&](StateEditor& e) { e.drop(roots); });
+  edit_state(
+      roots, save_to, [&](StateEditor& e) { e.drop(roots); }, landed);
   for (const std::string& p : roots) {
     record(c, "reset", p);
   }
@@ -233,7 +234,7 @@ void OverlayFs::restore_state(const Caller& c, const std::filesystem::path& chec
 
 void OverlayFs::edit_state(const std::vector<std::string>& scope,
                            const std::filesystem::path& save_to,
-                           const std::function<void(StateEditor&)>& edit) {
+                           const std::function<void(StateEditor&)>& edit, bool landed) {
   // The checkpoint of the state before, when asked: read while the agent works, the rest
   // below with writers paused and the tree locked, right before the edit.
   std::unique_ptr<Freeze> freeze;
@@ -291,7 +292,7 @@ void OverlayFs::edit_state(const std::vector<std::string>& scope,
     for (const std::string& root : scope) {
       m_marks.mark_tree(root); // whatever the edit did there, the next checkpoint reads
     }
-    revalidate_locked(visits, inval);
+    revalidate_locked(visits, inval, landed);
     measure_disk(); // the edit moved whole trees in and out: count again, nothing runs meanwhile
     m_changes.note_everything(); // git's fsmonitor: every token before this answers "/"
   }
@@ -359,7 +360,8 @@ void OverlayFs::collect_visits_locked(const std::vector<std::string>& scope,
   }
 }
 
-void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out) {
+void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations& out,
+                                  bool landed) {
   std::unordered_set<const Node*> gone;
   std::vector<Node*> changed_dirs{m_root.get()}; // the root always has an upper directory
   auto drop = [&](StateVisit& v) {
@@ -391,7 +393,15 @@ void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations
     if (!n->is_dir()) {
       bool same = f && (f->st.st_mode & S_IFMT) == n->type && f->on_upper == n->on_upper.load() &&
                   f->st.st_dev == n->backing_dev && f->st.st_ino == n->backing_ino;
-      if (!same) {
+      if (same) {
+        continue;
+      }
+      // A reset throws the agent's work away: its open files behave as unlinked (as on
+      // ext4), so a late write does not bring it back into the view.
+      if (landed && f && S_ISREG(f->st.st_mode) && n->type == S_IFREG && !f->on_upper &&
+          n->on_upper.load() && !n->guard) {
+        show_real_file_locked(n, *f, out);
+      } else {
         drop(v);
       }
       continue;
@@ -424,6 +434,22 @@ void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations
       }
     }
   }
+}
+
+void OverlayFs::show_real_file_locked(Node* n, const Found& found, Invalidations& out) {
+  // The agent's file left the upper layer (`ws apply` landed it, or a reset) and the real
+  // tree's file shows at its name again. The node stays: a process that has it open (an
+  // agent halfway through `printf > A.t && mv A.t A`, held by apply's writer pause) keeps
+  // writing to the file the view shows, copied up again from the real one at its next
+  // write. A fresh node would leave that process writing into the dropped object: its
+  // writes lost, and the name then copied up empty (the real file as landed).
+  m_created.erase(n); // the fd that created it is on the dropped object
+  n->on_upper.store(false, std::memory_order_release);
+  n->backing_dev = found.st.st_dev;
+  n->backing_ino = found.st.st_ino;
+  // What the kernel cached (pages, size, times) is the dropped object's; a merged landing
+  // may differ from it.
+  out.inodes.insert(nodeid(n));
 }
 
 bool OverlayFs::refresh_dir_locked(Node* dir, Found& found) {

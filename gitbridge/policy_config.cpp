@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -283,6 +284,124 @@ std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktre
   while (out.size() > 1 && out.back() == '/') {
     out.pop_back();
   }
+  return out;
+}
+
+namespace {
+
+/// Words of a command line as the shell would split it, roughly: whitespace-separated, quotes
+/// removed. Enough to find the paths a command names; never used to run anything.
+std::vector<std::string> command_words(std::string_view value) {
+  std::vector<std::string> words;
+  std::string cur;
+  char quote = 0;
+  for (char c : value) {
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        cur += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == ' ' || c == '\t' || c == ';' || c == '|' || c == '&') {
+      if (!cur.empty()) {
+        words.push_back(std::move(cur));
+        cur.clear();
+      }
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) {
+    words.push_back(std::move(cur));
+  }
+  return words;
+}
+
+/// Config keys whose value is a command git runs (with the worktree's top as the working
+/// directory for most of them).
+constexpr const char* k_command_keys =
+    "^(core\\.(fsmonitor|pager|editor|sshcommand|askpass)|sequence\\.editor|gpg\\..*program|"
+    "filter\\..*\\.(clean|smudge|process)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|"
+    "alias\\..*|credential\\..*helper|pager\\..*|interactive\\.difffilter|"
+    "uploadpack\\.packobjectshook|core\\.gitproxy)$";
+
+} // namespace
+
+std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree) {
+  git_repository* raw = nullptr;
+  git_check(git_repository_open(&raw, worktree.c_str()),
+            "cannot open repository '" + worktree.string() + "'");
+  RepoPtr repo(raw);
+  const char* workdir = git_repository_workdir(repo.get());
+  if (!workdir) {
+    return {};
+  }
+  git_config* raw_cfg = nullptr;
+  git_check(git_repository_config_snapshot(&raw_cfg, repo.get()),
+            "cannot read the git config of '" + worktree.string() + "'");
+  ConfigPtr cfg(raw_cfg);
+  const std::filesystem::path top = resolved(workdir);
+  std::vector<filters::ConfigFileUse> out;
+  auto add_inside = [&](const std::filesystem::path& p, const char* key) {
+    auto rel = resolved(p).lexically_relative(top);
+    if (!rel.empty() && *rel.begin() != ".." && rel != ".") {
+      out.push_back({rel.generic_string(), key});
+    }
+  };
+  auto each = [&](const char* pattern, const std::function<void(const git_config_entry&)>& f) {
+    git_config_iterator* raw_it = nullptr;
+    git_check(git_config_iterator_glob_new(&raw_it, cfg.get(), pattern),
+              "cannot read the git config of '" + worktree.string() + "'");
+    GitPtr<git_config_iterator, git_config_iterator_free> it(raw_it);
+    git_config_entry* entry = nullptr;
+    while (git_config_next(&entry, it.get()) == 0) {
+      if (entry->value && *entry->value) {
+        f(*entry);
+      }
+    }
+  };
+  each("^(include|includeif\\..*)\\.path$", [&](const git_config_entry& entry) {
+    auto file = expand_user(entry.value);
+    if (!file) {
+      return;
+    }
+    // A relative path is taken from the including file's directory: the repository's own
+    // config lives in its git directory, a global one in the home (or its XDG directory:
+    // both are looked at, so that nothing git might read is missed).
+    std::vector<std::filesystem::path> bases;
+    if (file->is_absolute()) {
+      bases.emplace_back();
+    } else if (entry.level >= GIT_CONFIG_LEVEL_LOCAL) {
+      bases.emplace_back(git_repository_commondir(repo.get()));
+      bases.emplace_back(git_repository_path(repo.get()));
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+      bases.emplace_back(home);
+      bases.emplace_back(std::filesystem::path(home) / ".config/git");
+    }
+    for (const auto& base : bases) {
+      add_inside(base.empty() ? *file : base / *file, "include.path");
+    }
+  });
+  // A command that names a file of the project (`core.fsmonitor = tools/fsmon.sh`,
+  // `filter.x.clean = ./scripts/clean`, `alias.t = !sh tools/t.sh`): git runs it from the
+  // worktree's top, so an agent's edit of that file runs on the person's next git command.
+  each(k_command_keys, [&](const git_config_entry& entry) {
+    std::string_view value = entry.value;
+    if (!value.empty() && value.front() == '!') {
+      value.remove_prefix(1);
+    }
+    for (const std::string& word : command_words(value)) {
+      if (word.find('/') == std::string::npos) {
+        continue; // a command found on PATH, or an argument
+      }
+      auto file = expand_user(word);
+      if (file) {
+        add_inside(file->is_absolute() ? *file : top / *file, "command");
+      }
+    }
+  });
   return out;
 }
 

@@ -52,4 +52,11 @@ std::vector<std::string> load_config_list(const std::filesystem::path& real_git_
 /// readable repository or its config is broken.
 std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree);
 
+/// Files inside `worktree` that the REAL repository's config (every level) makes git obey or
+/// run: included config files (`include.path`, `includeIf.*.path`: core.fsmonitor, aliases
+/// and filters in them run commands), and files named by a command git runs
+/// (`core.fsmonitor`, `filter.*.clean`, `alias.*`, `core.pager`...). Repository-relative,
+/// '/'-separated. Resolved like hooks_dir_inside; throws GitError the same way.
+std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree);
+
 } // namespace ws::gitbridge

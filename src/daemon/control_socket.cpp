@@ -446,9 +446,10 @@ ControlServer::Handler workspace_requests(fuse::OverlayFs& fs, const fs::path& s
     }
     if (op == "snapshot") {
       fs.snapshot_state(checkpoint_dir(arg(1)));
-    } else if (op == "drop") {
+    } else if (op == "drop" || op == "drop-landed") {
       fs::path save = checkpoint_dir(arg(1));
-      fs.drop_paths(caller, std::vector<std::string>(req.begin() + 2, req.end()), save);
+      fs.drop_paths(caller, std::vector<std::string>(req.begin() + 2, req.end()), save,
+                    op == "drop-landed");
     } else if (op == "rebase") {
       fs.rebase_paths(caller, std::vector<std::string>(req.begin() + 1, req.end()));
     } else if (op == "drop-all") {

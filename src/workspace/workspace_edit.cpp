@@ -150,7 +150,9 @@ void drop_changes(const Workspace& w, const std::vector<std::string>& paths) {
     drop_all_changes(w);
     return;
   }
-  std::vector<std::string> request{"drop", ""};
+  // Landed: files the agent still has open stay its files (docs/policy.md, "A state the
+  // view had").
+  std::vector<std::string> request{"drop-landed", ""};
   request.insert(request.end(), roots.begin(), roots.end());
   run_edit(w, request, [&](const fuse::StateDirs& dirs, fuse::Trash& trash) {
     fuse::note_offline_edit(dirs, roots);

@@ -16,6 +16,7 @@ namespace ws {
 /// control socket) and invalidates the kernel's caches, so a running agent sees the real
 /// tree at once; otherwise it is done on the state files, holding the daemon lock so no
 /// daemon starts meanwhile. Throws Error on failure (nothing half-dropped for one path).
+/// For what has just LANDED in the real tree: a file the agent holds open stays its file.
 void drop_changes(const Workspace& w, const std::vector<std::string>& paths);
 
 /// For each of `paths`, what the real tree holds now becomes the base the workspace's version

@@ -39,11 +39,11 @@ bool has_control(const std::string& s) {
 
 } // namespace
 
-// HOLE: a symlink `.claude -> cfg` (or `.husky -> h`, `gradle -> g`) lands, and with it
-// `cfg/settings.json`, as plain transfers: the withheld places (.claude/settings*.json,
-// .husky/, gradle/wrapper/) are matched only by the name written, never through a directory
-// symlink into the project. After `ws apply` Claude Code reads a SessionStart hook from
-// .claude/settings.json, husky runs .husky/pre-commit, ./gradlew runs the agent's gradle.
+// Was a hole, closed: a symlink `.claude -> cfg` (or `.husky -> h`, `gradle -> g`) lands, and with
+// it `cfg/settings.json`, as plain transfers: the withheld places (.claude/settings*.json, .husky/,
+// gradle/wrapper/) are matched only by the name written, never through a directory symlink into the
+// project. After `ws apply` Claude Code reads a SessionStart hook from .claude/settings.json, husky
+// runs .husky/pre-commit, ./gradlew runs the agent's gradle.
 TEST_CASE("redteam transfer: a directory symlink does not carry a withheld place past the "
           "policy") {
   TestRepo repo;
@@ -87,8 +87,9 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a withheld place
                 "the gradle wrapper's distribution landed through gradle -> g");
 }
 
-// HOLE: the flagged directories (.vscode/, .github/workflows/, .cargo/config.toml) are matched
-// by the name written only: `.vscode -> editor` with `editor/tasks.json` (runOn: folderOpen),
+// Was a hole, closed: the flagged directories (.vscode/, .github/workflows/, .cargo/config.toml)
+// are matched by the name written only: `.vscode -> editor` with `editor/tasks.json` (runOn:
+// folderOpen),
 // `.cargo -> c` with `c/config.toml` land with no FLAGGED line in the report.
 TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place past the report") {
   TestRepo repo;
@@ -122,12 +123,12 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place 
   }
 }
 
-// HOLE: build and CI inputs the policy does not name transfer with no verdict: autotools'
-// configure.ac, Makefile.am and Makefile.in (./configure && make runs what they say), Gitea's
-// and Forgejo's workflows (CI with the repository's secrets, as .github/workflows/), MSBuild's
-// Directory.Build.props (imported by every dotnet build below it), build.zig, Package.swift,
-// build.sbt, mix.exs, conanfile.py, build.ninja, xmake.lua, premake5.lua (each run by its
-// build tool), Helix's .helix/languages.toml and Zed's .zed/{settings,tasks}.json (language
+// Was a hole, closed: build and CI inputs the policy does not name transfer with no verdict:
+// autotools' configure.ac, Makefile.am and Makefile.in (./configure && make runs what they say),
+// Gitea's and Forgejo's workflows (CI with the repository's secrets, as .github/workflows/),
+// MSBuild's Directory.Build.props (imported by every dotnet build below it), build.zig,
+// Package.swift, build.sbt, mix.exs, conanfile.py, build.ninja, xmake.lua, premake5.lua (each run
+// by its build tool), Helix's .helix/languages.toml and Zed's .zed/{settings,tasks}.json (language
 // server and task commands the editor starts in a project the person trusts: their own).
 TEST_CASE("redteam transfer: build and CI inputs outside the rule table are flagged") {
   TestRepo repo;
@@ -219,9 +220,9 @@ TEST_CASE("redteam transfer: the agent's commit metadata is escaped in status, l
   CHECK(!has_control(a.out + a.err));
 }
 
-// HOLE: nested repositories are BLOCKED only when they hold a `.git`: a bare layout (HEAD,
-// config, objects/, refs/) lands as four plain new files. Its config says `core.worktree = ..`
-// and `core.fsmonitor = <command>`: the person's `git status` in that directory (or any
+// Was a hole, closed: nested repositories are BLOCKED only when they hold a `.git`: a bare layout
+// (HEAD, config, objects/, refs/) lands as four plain new files. Its config says `core.worktree =
+// ..` and `core.fsmonitor = <command>`: the person's `git status` in that directory (or any
 // git-aware shell prompt, an editor's repository scan) runs the command, unconfined (git
 // 2.39's safe.bareRepository defaults to all).
 TEST_CASE("redteam transfer: an embedded bare repository does not land") {
@@ -248,15 +249,14 @@ TEST_CASE("redteam transfer: an embedded bare repository does not land") {
   CHECK_MESSAGE(!fs::exists(mark), "the person's git status ran the agent's core.fsmonitor");
 }
 
-// HOLE: a project file the person's git config includes (`git config include.path
+// Was a hole, closed: a project file the person's git config includes (`git config include.path
 // ../.gitconfig`, a common way to share aliases and settings) is git config: the agent adds
 // `core.fsmonitor = <command>` to the tracked .gitconfig and it lands with no verdict; the
 // person's next `git status` runs the command. Only core.hooksPath is read from the real
 // config; include.path (and worktree scripts named by filter.*.clean, core.fsmonitor,
 // core.pager, alias.*=!...) are not.
 TEST_CASE("redteam transfer: a project file the real git config includes is not a plain "
-          "transfer" *
-          doctest::may_fail()) {
+          "transfer") {
   TestRepo repo;
   repo.write(".gitconfig", "[alias]\n\tst = status\n");
   repo.commit_all();
@@ -275,4 +275,45 @@ TEST_CASE("redteam transfer: a project file the real git config includes is not 
   INFO("ws apply: " << a.status << "\n" << a.out << a.err);
   sh("git status >/dev/null 2>&1", repo.path());
   CHECK_MESSAGE(!fs::exists(mark), "the person's git status ran the agent's core.fsmonitor");
+}
+
+// Was a hole, closed: a command of the person's git config that names a project file
+// (`core.fsmonitor = tools/fsmon.sh`, a filter's clean script, an alias `!sh tools/x.sh`) runs
+// that file on the person's next git command: the agent's edit of it must not land silently.
+TEST_CASE("redteam transfer: a project script the real git config runs is withheld") {
+  TestRepo repo;
+  repo.write("tools/fsmon.sh", "#!/bin/sh\nexit 1\n");
+  repo.write("tools/clean.sh", "#!/bin/sh\ncat\n");
+  repo.write("tools/st.sh", "#!/bin/sh\ngit status\n");
+  repo.write(".gitattributes", "*.txt filter=tidy\n");
+  REQUIRE(sh("chmod +x tools/*.sh", repo.path()).status == 0);
+  repo.commit_all();
+  REQUIRE(sh("git config core.fsmonitor tools/fsmon.sh && "
+             "git config filter.tidy.clean './tools/clean.sh %f' && "
+             "git config alias.st '!sh tools/st.sh'",
+             repo.path())
+              .status == 0);
+  MountedWorkspace w(repo);
+  TempDir marks;
+  fs::path mark = marks.path() / "ran";
+  for (const char* script : {"tools/fsmon.sh", "tools/clean.sh", "tools/st.sh"}) {
+    REQUIRE(w.in_view(std::string("printf '#!/bin/sh\\ntouch ") + mark.string() +
+                      "\\nexit 1\\n' > " + script)
+                .status == 0);
+  }
+  REQUIRE(w.in_view("echo plain > notes.md").status == 0);
+  for (const char* script : {"tools/fsmon.sh", "tools/clean.sh", "tools/st.sh"}) {
+    std::string v = verdict_of(w, script);
+    INFO(script << ": " << v);
+    CHECK(v.rfind("withheld", 0) == 0);
+    CHECK(v.find("your git config runs it") != npos);
+  }
+  CHECK(verdict_of(w, "notes.md").rfind("transfer", 0) == 0);
+  Run a = w.ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  REQUIRE(a.status == 0);
+  sh("echo x > a.txt && git add a.txt && git status >/dev/null 2>&1; git st >/dev/null 2>&1",
+     repo.path());
+  CHECK_MESSAGE(!fs::exists(mark), "the person's git ran the agent's script");
+  CHECK(fs::exists(repo.path() / "notes.md"));
 }

@@ -228,8 +228,12 @@ TEST_CASE("adversarial: apply racing a writing agent lands only states the view 
       continue;
     }
     ++landed;
-    long na = std::stol(repo.read("A"));
-    long nb = std::stol(repo.read("B"));
+    std::string ra = repo.read("A");
+    std::string rb = repo.read("B");
+    // Never empty: the view's A and B are only ever made whole by a rename.
+    REQUIRE_MESSAGE((!ra.empty() && !rb.empty()), "A=[" << ra << "] B=[" << rb << "]");
+    long na = std::stol(ra);
+    long nb = std::stol(rb);
     CHECK_MESSAGE((na == nb || na == nb + 1), "A=" << na << " B=" << nb);
   }
   sh("touch " + q(stop.string()) + " && sleep 1");
@@ -240,4 +244,27 @@ TEST_CASE("adversarial: apply racing a writing agent lands only states the view 
   CHECK_MESSAGE(last.status == 0, last.err);
   CHECK(last.err.find("CONFLICT") == npos);
   CHECK(repo.read("A") == repo.read("B"));
+}
+
+// What the racing test above hit now and then, made certain: apply lands a file the agent
+// still has open for writing (its writes held by the pause), then drops it from the
+// workspace. The agent's next write must go to the file the view shows, not into the
+// dropped copy: else the write is lost, and its `mv` makes the real (landed) file's empty
+// state the view's (CI saw A land empty).
+TEST_CASE("adversarial: apply of a file the agent holds open for writing loses none of its "
+          "later writes") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  Run r = w.in_view("exec 3> D.t && " + w.ws_command() +
+                    " apply >/dev/null && printf 'written after apply\\n' >&3 && exec 3>&- && "
+                    "mv D.t D && cat D");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out == "written after apply\n");
+  CHECK(repo.read("D.t").empty()); // the first apply landed the state the view had: empty
+  Run a = w.ws("apply");
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(repo.read("D") == "written after apply\n");
+  CHECK(!fs::exists(repo.path() / "D.t"));
 }

@@ -215,11 +215,15 @@ fs::path MountedWorkspace::state_dir() const {
   return {};
 }
 
-Run MountedWorkspace::ws(const std::string& args) const {
+std::string MountedWorkspace::ws_command() const {
   // Explicit, not only setenv: several workspaces of one test each have their own state.
-  std::string env = "XDG_DATA_HOME=" + q((m_state.path() / "data").string()) +
-                    " XDG_RUNTIME_DIR=" + q((m_state.path() / "run").string()) + " ";
-  return sh(env + q(ws_binary().string()) + " -w " + q(m_name) + " " + args, m_repo.path());
+  return "XDG_DATA_HOME=" + q((m_state.path() / "data").string()) +
+         " XDG_RUNTIME_DIR=" + q((m_state.path() / "run").string()) + " " +
+         q(ws_binary().string()) + " -C " + q(m_repo.path().string()) + " -w " + q(m_name);
+}
+
+Run MountedWorkspace::ws(const std::string& args) const {
+  return sh(ws_command() + " " + args, m_repo.path());
 }
 
 Run MountedWorkspace::in_view(const std::string& script) const {

@@ -76,6 +76,8 @@ public:
   std::filesystem::path state_dir() const;
   /// Runs `ws ARGS` in the real repository with this workspace selected.
   Run ws(const std::string& args) const;
+  /// The shell words that run this workspace's ws from anywhere (e.g. from inside the view).
+  std::string ws_command() const;
   /// Runs a shell script inside the view.
   Run in_view(const std::string& script) const;
   void mount();
