@@ -10,14 +10,16 @@ namespace ws {
 /// service and no abstract unix socket of the host is reachable) and gets an outside route
 /// through slirp4netns, a user-mode TCP/IP stack outside it (the same as rootless podman):
 /// a tap device, 10.0.2.100/24, gateway 10.0.2.2, DNS 10.0.2.3, and connections to the
-/// host's 127.0.0.1 refused (--disable-host-loopback). Owns the slirp4netns process: it ends
-/// when this object is destroyed.
+/// host's 127.0.0.1 refused (--disable-host-loopback), and every address and network of the
+/// host's unreachable (network::fence_off_host). Owns the slirp4netns process: it ends when
+/// this object is destroyed.
 class UserNetwork {
 public:
   /// The trusted slirp4netns (throws Error, fail closed, if there is none).
   static std::string program();
-  /// Attaches to the namespaces of `sandbox_pid` (a host pid) and waits until the interface
-  /// is up. Throws Error with slirp4netns's words if it cannot.
+  /// Fences the host off in the network namespace of `sandbox_pid` (a host pid), attaches to
+  /// its namespaces and waits until the interface is up. Throws Error (with slirp4netns's
+  /// words) if it cannot.
   UserNetwork(const std::string& slirp, pid_t sandbox_pid);
   ~UserNetwork();
   UserNetwork(const UserNetwork&) = delete;
