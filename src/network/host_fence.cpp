@@ -11,14 +11,18 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 namespace ws::network {
@@ -132,44 +136,85 @@ std::vector<Prefix> host_destinations(const std::vector<Route>& host_routes) {
   return out;
 }
 
-void fence_off_host(pid_t sandbox_pid) {
-  std::vector<Prefix> fence = host_destinations(routes_of_this_namespace());
-  auto fail = [](const std::string& what, int err) {
-    return Error("cannot keep the sandbox off this machine's addresses: " + what + ": " +
-                     std::strerror(err),
-                 "use --network=allow:HOST,... (ws's proxy) or --network=off");
-  };
+namespace {
+
+Error fence_error(const std::string& what, int err) {
+  return Error("cannot keep the sandbox off this machine's addresses: " + what + ": " +
+                   std::strerror(err),
+               "use --network=allow:HOST,... (ws's proxy) or --network=off");
+}
+
+} // namespace
+
+HostFence::HostFence(pid_t sandbox_pid) {
+  std::string ns = "/proc/" + std::to_string(sandbox_pid) + "/ns/net";
+  m_netns.reset(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!m_netns) {
+    throw fence_error(ns, errno);
+  }
+  // The user namespace that owns the sandbox's network namespace (bwrap's outer one).
+  m_userns.reset(::ioctl(m_netns.get(), NS_GET_USERNS));
+  if (!m_userns) {
+    throw fence_error("the owner of " + ns, errno);
+  }
+  m_sandbox.reset(static_cast<int>(::syscall(SYS_pidfd_open, sandbox_pid, 0)));
+  // Listening before the first look: a change in between is not missed.
+  m_changes.reset(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE));
+  sockaddr_nl groups{};
+  groups.nl_family = AF_NETLINK;
+  groups.nl_groups =
+      RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+  if (!m_changes ||
+      ::bind(m_changes.get(), reinterpret_cast<sockaddr*>(&groups), sizeof groups) != 0) {
+    throw fence_error("listen to this machine's address changes", errno);
+  }
+  m_stop.reset(::eventfd(0, EFD_CLOEXEC));
+  if (!m_stop) {
+    throw fence_error("eventfd", errno);
+  }
+  update();
+  m_watcher = std::thread([this] { watch(); });
+}
+
+HostFence::~HostFence() {
+  uint64_t one = 1;
+  if (::write(m_stop.get(), &one, sizeof one) < 0) {
+    // the watcher then stops at its next wake-up
+  }
+  if (m_watcher.joinable()) {
+    m_watcher.join();
+  }
+}
+
+std::vector<Prefix> HostFence::update() {
+  std::vector<Prefix> wanted = host_destinations(routes_of_this_namespace());
+  std::vector<Prefix> added;
+  std::set_difference(wanted.begin(), wanted.end(), m_fenced.begin(), m_fenced.end(),
+                      std::back_inserter(added));
+  if (added.empty()) {
+    return added;
+  }
   // Built before the fork: the child only sends them.
   std::vector<std::vector<char>> requests;
   std::vector<int> families;
-  for (size_t i = 0; i < fence.size(); ++i) {
-    requests.push_back(unreachable_route_request(fence[i], static_cast<uint32_t>(i + 1)));
-    families.push_back(fence[i].family);
-  }
-  std::string ns = "/proc/" + std::to_string(sandbox_pid) + "/ns/net";
-  fuse::UniqueFd netns(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!netns) {
-    throw fail(ns, errno);
-  }
-  // The user namespace that owns the sandbox's network namespace (bwrap's outer one).
-  fuse::UniqueFd userns(::ioctl(netns.get(), NS_GET_USERNS));
-  if (!userns) {
-    throw fail("the owner of " + ns, errno);
+  for (size_t i = 0; i < added.size(); ++i) {
+    requests.push_back(unreachable_route_request(added[i], static_cast<uint32_t>(i + 1)));
+    families.push_back(added[i].family);
   }
   int pipe[2];
   if (::pipe2(pipe, O_CLOEXEC) != 0) {
-    throw fail("pipe", errno);
+    throw fence_error("pipe", errno);
   }
   fuse::UniqueFd mine(pipe[0]), theirs(pipe[1]);
   pid_t c = ::fork();
   if (c < 0) {
-    throw fail("fork", errno);
+    throw fence_error("fork", errno);
   }
   if (c == 0) {
-    child(theirs.get(), userns.get(), netns.get(), requests, families);
+    child(theirs.get(), m_userns.get(), m_netns.get(), requests, families);
   }
   theirs.reset();
-  ChildResult r{static_cast<int>(fence.size()), EPIPE};
+  ChildResult r{static_cast<int>(added.size()), EPIPE};
   pollfd p{mine.get(), POLLIN, 0};
   bool answered = ::poll(&p, 1, 10000) > 0 &&
                   ::read(mine.get(), &r, sizeof r) == static_cast<ssize_t>(sizeof r);
@@ -180,13 +225,48 @@ void fence_off_host(pid_t sandbox_pid) {
   while (::waitpid(c, &status, 0) < 0 && errno == EINTR) {
   }
   if (!answered) {
-    throw fail("no answer from the child that joins the sandbox's network", ETIMEDOUT);
+    throw fence_error("no answer from the child that joins the sandbox's network", ETIMEDOUT);
   }
   if (r.index >= 0) {
-    throw fail(static_cast<size_t>(r.index) < fence.size()
-                   ? "route unreachable " + fence[static_cast<size_t>(r.index)].text()
-                   : "join the sandbox's network namespace",
-               r.err);
+    throw fence_error(static_cast<size_t>(r.index) < added.size()
+                          ? "route unreachable " + added[static_cast<size_t>(r.index)].text()
+                          : "join the sandbox's network namespace",
+                      r.err);
+  }
+  std::vector<Prefix> all;
+  std::set_union(m_fenced.begin(), m_fenced.end(), added.begin(), added.end(),
+                 std::back_inserter(all));
+  m_fenced = std::move(all);
+  return added;
+}
+
+void HostFence::watch() {
+  for (;;) {
+    pollfd p[2] = {{m_changes.get(), POLLIN, 0}, {m_stop.get(), POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0 && errno != EINTR) {
+      return;
+    }
+    if (p[1].revents != 0) {
+      return;
+    }
+    // What changed does not matter: the routes are read again whole (ENOBUFS, a lost
+    // message, included).
+    char drain[8192];
+    while (::recv(m_changes.get(), drain, sizeof drain, 0) > 0 || errno == ENOBUFS) {
+    }
+    try {
+      update();
+    } catch (const std::exception& e) {
+      // Fail closed: an agent next to an address it should not reach is stopped.
+      std::fprintf(stderr,
+                   "\r\nws: error: this machine's addresses changed during the session and %s; "
+                   "the session is stopped\r\n",
+                   e.what());
+      if (m_sandbox) {
+        ::syscall(SYS_pidfd_send_signal, m_sandbox.get(), SIGKILL, nullptr, 0);
+      }
+      return;
+    }
   }
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "fuse/unique_fd.hpp"
 #include "src/network/route_netlink.hpp"
 
 #include <sys/types.h>
 
+#include <thread>
 #include <vector>
 
 namespace ws::network {
@@ -28,12 +30,36 @@ namespace ws::network {
 /// through its DNS address, 10.0.2.3). Sorted, without duplicates. Pure.
 std::vector<Prefix> host_destinations(const std::vector<Route>& host_routes);
 
-/// Adds an `unreachable` route for each of host_destinations(this namespace's routes) to the
-/// network namespace of `sandbox_pid` (a host pid), before its agent starts. A short-lived
-/// child joins the user namespace that owns that network namespace (bwrap's outer one, where
-/// ws holds every capability and the agent none: it runs in a nested one and cannot take the
-/// routes away) and sends them over netlink. Throws ws::Error naming the route that failed:
-/// the session must then not start.
-void fence_off_host(pid_t sandbox_pid);
+/// The fence of one `--network=on` session: an `unreachable` route for each of
+/// host_destinations() in the sandbox's network namespace. Made before the agent starts
+/// (throws ws::Error naming the route that failed: the session must then not start), then
+/// kept up to date: a thread listens to the host's address and route changes (netlink) and
+/// fences every address or network the host gains during the session (a new DHCP lease, a
+/// VPN, a new container bridge) within milliseconds; if that fails, it prints why and kills
+/// the sandbox. Routes are only added, never removed. Each update is a short-lived child
+/// that joins the user namespace owning the sandbox's network namespace (bwrap's outer one,
+/// where ws holds every capability and the agent none: it runs in a nested one and cannot
+/// take the routes away) and sends them over netlink. Used by ws run's main thread (made,
+/// destroyed) and its own watcher thread (everything else).
+class HostFence {
+public:
+  /// `sandbox_pid`: the host pid of the sandbox's pid 1.
+  explicit HostFence(pid_t sandbox_pid);
+  ~HostFence();
+  HostFence(const HostFence&) = delete;
+  HostFence& operator=(const HostFence&) = delete;
+
+private:
+  /// Fences what the host has now and was not fenced yet; returns that. Throws ws::Error.
+  std::vector<Prefix> update();
+  void watch();
+
+  fuse::UniqueFd m_netns, m_userns;
+  fuse::UniqueFd m_sandbox;     ///< pidfd of its pid 1, to stop it (-1 where the kernel has none)
+  fuse::UniqueFd m_changes;     ///< NETLINK_ROUTE, the host's address and route groups
+  fuse::UniqueFd m_stop;        ///< eventfd: the watcher returns
+  std::vector<Prefix> m_fenced; ///< sorted
+  std::thread m_watcher;
+};
 
 } // namespace ws::network

@@ -36,7 +36,7 @@ std::string UserNetwork::program() {
 
 UserNetwork::UserNetwork(const std::string& slirp, pid_t sandbox_pid) {
   // slirp4netns connects from the host: its addresses and networks first become unreachable.
-  network::fence_off_host(sandbox_pid);
+  m_fence = std::make_unique<network::HostFence>(sandbox_pid);
   startup_step("host fenced off (routes in the sandbox)");
   int ready[2], exit_pipe[2], err[2];
   if (::pipe2(ready, O_CLOEXEC) != 0 || ::pipe2(exit_pipe, O_CLOEXEC) != 0 ||

@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace ws::test;
@@ -349,6 +350,52 @@ TEST_CASE("redteam network: --network=on does not reach a network only the host 
     CHECK(field(r.out, service) != "hello");
     CHECK(r.out.find("=hello") == npos);
     CHECK_MESSAGE(bridge.server().lines() == seen_before, bridge.server().seen());
+  });
+}
+
+// Attack that did not work (kept closed): the same network, made while the session runs
+// (`docker compose up` making a new bridge, a new DHCP lease, a VPN brought up): ws watches
+// the host's address and route changes and fences each within milliseconds.
+TEST_CASE("redteam network: a network the host gains during the session is fenced too") {
+  if (::geteuid() != 0) {
+    MESSAGE("not root: cannot make a bridge for the test");
+    return;
+  }
+  as_each([&](const std::string& user) {
+    Person p(user);
+    // The agent says it waits (a file in its view), then probes once told to (another).
+    std::unique_ptr<Bridge> bridge;
+    std::string script = "touch waiting; i=0; while [ ! -e go ] && [ $i -lt 300 ]; do sleep 0.1; "
+                         "i=$((i+1)); done; exec " +
+                         py() + " -c " + q(k_probe) + " $(cat go)";
+    // Made and mounted before the session: the test looks into it meanwhile.
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    Run r;
+    std::thread session([&] { r = p.ws("run --network=on -- sh -c " + q(script)); });
+    Finally join{[&] { session.join(); }};
+    bool waiting = p.wait_in_view("waiting", 20);
+    if (!waiting) {
+      p.sh_as("echo > go", view);
+      session.join();
+      join.fn = [] {};
+    }
+    REQUIRE_MESSAGE(waiting, "the agent did not start: " << r.status << "\n" << r.out << r.err);
+    bridge = std::make_unique<Bridge>();
+    REQUIRE_MESSAGE(bridge->up(), bridge->why());
+    std::string port = bridge->server().port("container");
+    std::string service = target("tcp", bridge->container(), port);
+    Run host = sh(py() + " -c " + q(k_probe) + " " + q(service));
+    REQUIRE_MESSAGE(field(host.out, service) == "hello", "from the host: " << host.out);
+    int seen_before = bridge->server().lines();
+    REQUIRE(p.sh_as("echo " + q(service) + " > go.tmp && mv go.tmp go", view).status == 0);
+    session.join();
+    join.fn = [] {};
+    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(field(r.out, service) != "<missing>");
+    CHECK(field(r.out, service) != "hello");
+    CHECK_MESSAGE(bridge->server().lines() == seen_before, bridge->server().seen());
   });
 }
 
