@@ -30,32 +30,15 @@ namespace ws::network {
 namespace {
 
 /// slirp4netns's network (its default --cidr, which ws keeps): the sandbox's own link.
-const Prefix k_slirp_network = [] {
-  Prefix p = Prefix::host("10.0.2.0");
-  p.length = 24;
-  return p;
-}();
+const Prefix k_slirp_network = Prefix::parse("10.0.2.0/24");
 /// Its gateway (the host's loopback, refused by --disable-host-loopback), its DNS forwarder
 /// (port 53 only) and the sandbox's own address: routes for them would cut the sandbox off.
 const std::vector<Prefix> k_slirp_addresses = {Prefix::host("10.0.2.2"), Prefix::host("10.0.2.3"),
                                                Prefix::host("10.0.2.100")};
-
-const Prefix k_ipv4_loopback = [] {
-  Prefix p = Prefix::host("127.0.0.0");
-  p.length = 8;
-  return p;
-}();
+const Prefix k_ipv4_loopback = Prefix::parse("127.0.0.0/8");
 const Prefix k_ipv6_loopback = Prefix::host("::1");
-const Prefix k_ipv6_link_local = [] {
-  Prefix p = Prefix::host("fe80::");
-  p.length = 10;
-  return p;
-}();
-const Prefix k_ipv4_link_local = [] {
-  Prefix p = Prefix::host("169.254.0.0");
-  p.length = 16;
-  return p;
-}();
+const Prefix k_ipv6_link_local = Prefix::parse("fe80::/10");
+const Prefix k_ipv4_link_local = Prefix::parse("169.254.0.0/16");
 
 bool left_out(const Route& r, bool own) {
   const Prefix& d = r.destination;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <arpa/inet.h>
@@ -114,6 +115,21 @@ Prefix Prefix::host(const std::string& ip) {
   } else {
     p.bytes = {};
   }
+  return p;
+}
+
+Prefix Prefix::parse(const std::string& text) {
+  size_t slash = text.find('/');
+  Prefix p = host(text.substr(0, slash));
+  if (p.family == 0 || slash == std::string::npos) {
+    return p;
+  }
+  char* end = nullptr;
+  long length = std::strtol(text.c_str() + slash + 1, &end, 10);
+  if (*end != '\0' || end == text.c_str() + slash + 1 || length < 0 || length > p.length) {
+    return Prefix{};
+  }
+  p.length = static_cast<int>(length);
   return p;
 }
 

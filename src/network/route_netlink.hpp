@@ -18,6 +18,8 @@ struct Prefix {
   std::string text() const;
   /// "192.0.2.7/32" or "fd00::1/128" (empty prefix if `ip` is not an IP literal).
   static Prefix host(const std::string& ip);
+  /// "192.0.2.0/24" read back (empty prefix if it is not one).
+  static Prefix parse(const std::string& text);
   /// True if every address of `other` is in this prefix (same family).
   bool contains(const Prefix& other) const;
   bool operator==(const Prefix& o) const {

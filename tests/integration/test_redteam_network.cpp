@@ -106,9 +106,11 @@ const std::string k_probe =
     "    except OSError as e:\n"
     "        print(arg + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n";
 
-/// The host's addresses but loopback and link-local (IPv4 and IPv6), from `ip`.
+/// The host's addresses but loopback and link-local (IPv4 and IPv6), from `ip`; not those of
+/// a Bridge another test may be making and removing meanwhile.
 std::vector<std::string> host_addresses() {
-  Run r = sh("ip -o addr show | awk '$3 == \"inet\" || $3 == \"inet6\" {print $4}' | cut -d/ -f1");
+  Run r = sh("ip -o addr show | awk '$2 !~ /^wsfence/ && ($3 == \"inet\" || $3 == \"inet6\") "
+             "{print $4}' | cut -d/ -f1");
   std::vector<std::string> out;
   std::istringstream lines(r.out);
   for (std::string a; std::getline(lines, a);) {

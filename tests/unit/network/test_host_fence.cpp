@@ -15,11 +15,9 @@ using namespace ws::network;
 namespace {
 
 Route route(const std::string& prefix, unsigned type, bool via_gateway = false) {
-  size_t slash = prefix.find('/');
   Route r;
-  r.destination = Prefix::host(prefix.substr(0, slash));
+  r.destination = Prefix::parse(prefix);
   REQUIRE(r.destination.family != 0);
-  r.destination.length = std::stoi(prefix.substr(slash + 1));
   r.type = type;
   r.via_gateway = via_gateway;
   return r;
@@ -116,14 +114,16 @@ TEST_CASE("host fence: a host inside slirp4netns's own network keeps the sandbox
 }
 
 TEST_CASE("host fence: prefixes") {
-  Prefix lan = Prefix::host("192.168.1.0");
-  lan.length = 23;
+  Prefix lan = Prefix::parse("192.168.1.0/23");
   CHECK(lan.contains(Prefix::host("192.168.1.7")));
   CHECK(lan.contains(Prefix::host("192.168.0.7")));
   CHECK_FALSE(lan.contains(Prefix::host("192.168.2.7")));
   CHECK_FALSE(lan.contains(Prefix::host("fd00::1")));
   CHECK(Prefix::host("fd00::2").text() == "fd00::2/128");
   CHECK(Prefix::host("not an address").family == 0);
+  CHECK(Prefix::parse("10.0.0.0/33").family == 0);
+  CHECK(Prefix::parse("10.0.0.0/").family == 0);
+  CHECK(Prefix::parse("fd00::/8").text() == "fd00::/8");
   std::vector<char> request = unreachable_route_request(Prefix::host("192.0.2.7"), 3);
   CHECK(request.size() == 36); // header 16, rtmsg 12, RTA_DST 8
 }
