@@ -3,6 +3,8 @@
 
 #include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
+#include "src/network/host_fence.hpp"
+#include "src/run/startup_trace.hpp"
 #include "src/run/trusted_program.hpp"
 
 #include <fcntl.h>
@@ -33,6 +35,9 @@ std::string UserNetwork::program() {
 }
 
 UserNetwork::UserNetwork(const std::string& slirp, pid_t sandbox_pid) {
+  // slirp4netns connects from the host: its addresses and networks first become unreachable.
+  m_fence = std::make_unique<network::HostFence>(sandbox_pid);
+  startup_step("host fenced off (routes in the sandbox)");
   int ready[2], exit_pipe[2], err[2];
   if (::pipe2(ready, O_CLOEXEC) != 0 || ::pipe2(exit_pipe, O_CLOEXEC) != 0 ||
       ::pipe2(err, O_CLOEXEC) != 0) {

@@ -560,13 +560,12 @@ void check_host_service_by_address(const std::string& user) {
 
 } // namespace
 
-// HOLE: with --network=on (the default) slirp4netns refuses only the host's 127.0.0.1: every
-// service of the host's that listens on 0.0.0.0 or its own address (a dev database, Jupyter, a
-// container's published port) answers the agent at the host's address, and sees the
-// connection come from the host itself. The README says "your machine's loopback services
-// ... no".
-TEST_CASE("redteam sandbox: --network=on does not reach the host's own services at its address" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): with --network=on (the default) slirp4netns makes
+// the agent's connections from the host itself, so a service of the host's that listens on
+// 0.0.0.0 or its own address (a dev database, Jupyter, a container's published port) would
+// answer the agent at the host's address. ws makes every address of the host's unreachable
+// in the sandbox (more attacks: test_redteam_network.cpp).
+TEST_CASE("redteam sandbox: --network=on does not reach the host's own services at its address") {
   as_each(check_host_service_by_address);
 }
 
