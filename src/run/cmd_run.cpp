@@ -12,6 +12,7 @@
 #include "src/profile/profile_layer.hpp"
 #include "src/profile/session_profile.hpp"
 #include "src/run/agent_config_guard.hpp"
+#include "src/run/git_home_config.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
 #include "src/run/path_set.hpp"
@@ -24,6 +25,8 @@
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -301,6 +304,23 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   startup_step("network set up");
   spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
+  if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    try {
+      AgentGitConfig git = agent_git_config(w.repo);
+      if (!git.text.empty()) {
+        spec.host.generated.emplace_back(fs::path(home) / ".gitconfig", std::move(git.text));
+      }
+      if (!git.dropped.empty()) {
+        std::string names;
+        for (const auto& d : git.dropped) {
+          names += (names.empty() ? "" : ", ") + d;
+        }
+        spdlog::info("your global git config, not shown to the agent: {}", names);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ws: warning: the agent gets no global git config: %s\n", e.what());
+    }
+  }
   spec.guarded = guarded_paths(spec.writable);
   startup_step("host exposure planned");
   // The profile's config layers and caches (src/profile): mounted (if no earlier session

@@ -53,7 +53,7 @@ fs::path resolv_conf_target() {
 
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
                                        int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
-                                       bool probe) {
+                                       bool probe, const std::vector<int>& generated_fds) {
   std::vector<std::string> a{bwrap};
   auto add = [&](std::initializer_list<std::string> args) { a.insert(a.end(), args); };
   // Always a user namespace, for root too: no capability of the host's, and the mounts
@@ -84,6 +84,10 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   }
   for (const auto& r : spec.host.read_only) {
     add({"--ro-bind", r.string(), r.string()});
+  }
+  for (size_t i = 0; i < spec.host.generated.size() && i < generated_fds.size(); ++i) {
+    add({"--ro-bind-data", std::to_string(generated_fds[i]),
+         spec.host.generated[i].first.string()});
   }
   for (const auto& r : spec.readable) {
     add({"--ro-bind", r.string(), r.string()});
@@ -324,10 +328,16 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
   if (!spec.resolv_conf.empty()) {
     resolv = data_fd("ws-resolv", spec.resolv_conf);
   }
+  std::vector<fuse::UniqueFd> generated;
+  std::vector<int> generated_fds;
+  for (const auto& [path, content] : spec.host.generated) {
+    generated.push_back(data_fd("ws-generated", content));
+    generated_fds.push_back(generated.back().get());
+  }
   ProcessLimit limit(spec.max_procs);
   std::vector<std::string> argv =
       bwrap_command(bwrap, spec, filter.get(), info_write.get(), {go_read.get(), ready_write.get()},
-                    resolv ? resolv.get() : -1);
+                    resolv ? resolv.get() : -1, false, generated_fds);
   std::vector<char*> args = c_args(argv);
 
   sigset_t handled = supervised_signals(), original;
@@ -369,6 +379,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
       if (fd >= 0) {
         ::fcntl(fd, F_SETFD, 0);
       }
+    }
+    for (int fd : generated_fds) {
+      ::fcntl(fd, F_SETFD, 0);
     }
     ::execv(args[0], args.data());
     std::fprintf(stderr, "ws: cannot run %s: %s\n", args[0], std::strerror(errno));

@@ -52,10 +52,12 @@ struct SyncFds {
 
 /// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program (seccomp_filter.hpp);
 /// `info_fd` is bwrap's --info-fd, `resolv_fd` the data of the sandbox's resolv.conf (-1:
-/// none). `probe`: /bin/true instead of the agent, no pid 1.
+/// none). `probe`: /bin/true instead of the agent, no pid 1. `generated_fds`: the data of
+/// each of `spec.host.generated`, in order (none: those files are left out).
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
                                        int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
-                                       bool probe = false);
+                                       bool probe = false,
+                                       const std::vector<int>& generated_fds = {});
 
 /// Runs `spec` confined and returns its exit status (128+N when killed by signal N). Fails
 /// closed: throws Error saying why and what to do if the confinement cannot be set up (no

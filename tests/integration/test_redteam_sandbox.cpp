@@ -714,14 +714,12 @@ void check_git_credentials(const std::string& user) {
 
 } // namespace
 
-// HOLE: the private home shows ~/.config/git whole and ~/.gitconfig as they are: git's
-// credential store keeps its file at ~/.config/git/credentials when ~/.git-credentials does
-// not exist (the docs list ~/.git-credentials as absent, not this one), and tokens in the
-// global config (url.<https://TOKEN@host/>.insteadOf, http.extraHeader) are read as well;
-// and ~/.bashrc, ~/.zshrc... are shown read-only "as harmless", where people export their
-// API tokens: any shell the agent starts (ws shell too) has them back in its environment.
-// With --network=on (the default) they leave.
-TEST_CASE("redteam sandbox: git credentials and tokens in the shown home files stay outside" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): reading the person's tokens from the home files
+// the sandbox shows: git's credential store at ~/.config/git/credentials, a token in the global
+// config (url.<https://TOKEN@host/>.insteadOf, http.extraHeader), an API token exported in
+// ~/.bashrc that any shell the agent starts would source. The agent gets a ~/.gitconfig of its
+// own (an allowlist of the person's, includes resolved: test_run_home_files.cpp), and no shell
+// start-up file unless the person names it (--read ~/.bashrc).
+TEST_CASE("redteam sandbox: git credentials and tokens in the shown home files stay outside") {
   as_each(check_git_credentials);
 }
