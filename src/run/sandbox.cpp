@@ -49,6 +49,23 @@ fs::path resolv_conf_target() {
   return ec ? fs::path("/etc/resolv.conf") : real;
 }
 
+/// Every place inside where the agent may write: the view, the private tmpfs, /dev (its
+/// null, tty, pts, shm), /proc (its own entries; a magic link there resolves to the path it
+/// names, which is checked instead), --writable paths and the profile's binds.
+std::vector<fs::path> writable_inside(const SandboxSpec& spec) {
+  std::vector<fs::path> out{spec.project, "/dev", "/proc"};
+  out.insert(out.end(), spec.host.private_dirs.begin(), spec.host.private_dirs.end());
+  out.insert(out.end(), spec.hidden.begin(), spec.hidden.end());
+  out.insert(out.end(), spec.writable.begin(), spec.writable.end());
+  for (const auto& [source, inside] : spec.binds) {
+    out.push_back(inside);
+  }
+  if (const char* rt = std::getenv("XDG_RUNTIME_DIR"); rt && *rt == '/') {
+    out.emplace_back(rt);
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
@@ -148,6 +165,11 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
     return a;
   }
   add({init_mount(spec).string(), "__exec"});
+  // Where the agent may open files for writing (pid 1's Landlock rules): a host FIFO or
+  // device node anywhere else is out of reach, read-only mount or not.
+  for (const auto& w : writable_inside(spec)) {
+    add({"--write", w.string()});
+  }
   if (spec.max_procs > 0) {
     add({"--max-procs", std::to_string(spec.max_procs)});
   }

@@ -462,13 +462,12 @@ void check_host_fifo(const std::string& user) {
 
 } // namespace
 
-// HOLE: a host FIFO outside the private directories is writable from inside: a read-only
-// mount does not stop writing into a FIFO (the kernel refuses writes on a read-only mount to
-// regular files, directories and links only), and ws covers sockets with /dev/null but not
-// FIFOs. A host service reading commands from one (nagios' rw/nagios.cmd under /var/lib)
-// takes the agent's.
-TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): writing into a host FIFO outside the private
+// directories, where a host service reads commands (nagios' rw/nagios.cmd under /var/lib). A
+// read-only mount does not stop it (the kernel refuses writes on a read-only mount to regular
+// files, directories and links only); pid 1's Landlock rules do: a file opens for writing
+// only beneath the view, the private tmpfs, --writable paths, /dev and /proc (EACCES).
+TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach") {
   as_each(check_host_fifo);
 }
 
