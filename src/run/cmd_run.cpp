@@ -340,6 +340,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
+  std::optional<std::uint64_t> max_tmp =
+      gitbridge::load_config_size(git_dir, gitbridge::default_user_config_file(), "ws.maxTmp");
+  spec.tmp_size = max_tmp ? *max_tmp : default_tmp_size();
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   spec.init = sandbox_init_program();
   spec.fsmonitor_hook = fsmonitor_hook_program();

@@ -49,6 +49,14 @@ fs::path resolv_conf_target() {
   return ec ? fs::path("/etc/resolv.conf") : real;
 }
 
+/// `--tmpfs DIR`, capped at `size` bytes (0: tmpfs's default, half the RAM).
+void add_tmpfs(std::vector<std::string>& a, std::uint64_t size, const fs::path& dir) {
+  if (size > 0) {
+    a.insert(a.end(), {"--size", std::to_string(size)});
+  }
+  a.insert(a.end(), {"--tmpfs", dir.string()});
+}
+
 /// Every place inside where the agent may write: the view, the private tmpfs, /dev (its
 /// null, tty, pts, shm), /proc (its own entries; a magic link there resolves to the path it
 /// names, which is checked instead), --writable paths and the profile's binds.
@@ -68,6 +76,12 @@ std::vector<fs::path> writable_inside(const SandboxSpec& spec) {
 
 } // namespace
 
+std::uint64_t default_tmp_size() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  std::uint64_t ram = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * page : 0;
+  return std::max<std::uint64_t>(ram / 8, 256ULL << 20);
+}
+
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
                                        int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
                                        bool probe, const std::vector<int>& generated_fds) {
@@ -86,15 +100,24 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (!probe) {
     add({"--as-pid-1"}); // our own init (sandbox_init.hpp), not bwrap's
   }
-  add({"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
+  add({"--ro-bind", "/", "/", "--dev", "/dev"});
+  // bwrap's /dev is a tmpfs of half the RAM, writable: read-only, and /dev/shm a capped one.
+  add({"--remount-ro", "/dev"});
+  add_tmpfs(a, spec.tmp_size, "/dev/shm");
+  add({"--proc", "/proc"});
   // bwrap leaves /proc/sys writable where it cannot tell it should not: as root that is
   // core_pattern, every sysctl. Read-only, and locked by the user namespace.
   add({"--ro-bind", "/proc/sys", "/proc/sys"});
   if (::access("/proc/sysrq-trigger", F_OK) == 0) {
     add({"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}); // root-writable, no cap
   }
+  std::error_code ec;
+  const char* home_env = std::getenv("HOME");
+  fs::path real_home = home_env && *home_env ? fs::weakly_canonical(home_env, ec) : fs::path();
   for (const auto& d : spec.host.private_dirs) {
-    add({"--tmpfs", d.string()});
+    bool holds_files =
+        d == "/tmp" || d == "/var/tmp" || (!real_home.empty() && is_under_or_same(real_home, d));
+    add_tmpfs(a, holds_files ? spec.tmp_size : std::min(spec.tmp_size, k_small_tmpfs), d);
   }
   if (const char* home = std::getenv("HOME"); home && *home) {
     add({"--perms", "0700", "--dir", home});
@@ -124,7 +147,7 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   // State and views: an empty tmpfs over them, after the writable paths, so a writable
   // parent can never expose them.
   for (const auto& h : spec.hidden) {
-    add({"--tmpfs", h.string()});
+    add_tmpfs(a, std::min(spec.tmp_size, k_small_tmpfs), h);
   }
   // Host secrets and sockets that would show: /dev/null in their place.
   std::vector<fs::path> covered = spec.host.private_dirs;
