@@ -238,8 +238,12 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   std::vector<ProtectedPath> protect = protected_paths(w, git_dir, bwrap, slirp);
   std::vector<std::string> writable = config_list(git_dir, "ws.writable");
   writable.insert(writable.end(), o.writable.begin(), o.writable.end());
+  std::vector<ProtectedPath> protect_writes = protect;
+  for (auto& p : path_directories()) {
+    protect_writes.push_back(std::move(p));
+  }
   for (const auto& raw : writable) {
-    spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
+    spec.writable.push_back(checked_sandbox_path("--writable", raw, protect_writes));
     if (profile) {
       check_not_in_layer(*profile, spec.writable.back(), raw);
     }
