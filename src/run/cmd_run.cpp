@@ -174,18 +174,39 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   return plan.size();
 }
 
-/// What the summary says of a path the agent could not write (read-only in the sandbox):
-/// outside the project, the directory `--writable` would open, the nearest that exists.
-std::string read_only_advice(const Workspace& w, const std::string& path) {
+/// What the summary says of a path the agent could not write (read-only in the sandbox), as
+/// its output said it: the agent chooses that path. `--writable DIR` (the nearest directory
+/// that exists) is advised only where the person would lose nothing by following it: in their
+/// home, outside what the sandbox shows read-only on purpose (toolchains, PATH directories, the
+/// agent's git config), and only if ws would accept it (`protect`, the checks of --writable).
+/// Never a system directory: an agent that prints "Read-only file system: '/etc/cron.d'" must
+/// not get ws to suggest opening it.
+std::string read_only_advice(const Workspace& w, const std::string& path,
+                             const std::vector<ProtectedPath>& protect, const HostExposure& host) {
   fs::path p = fs::path(path).lexically_normal();
   std::string said = "the agent could not write " + path + " (read-only in the sandbox)";
-  if (!p.is_absolute() || is_under_or_same(p, w.repo)) {
+  const char* home_env = std::getenv("HOME");
+  std::error_code ec;
+  fs::path home = home_env && *home_env == '/' ? fs::weakly_canonical(home_env, ec) : fs::path();
+  if (!p.is_absolute() || is_under_or_same(p, w.repo) || home.empty() ||
+      !is_under_or_same(p, home) || p == home) {
     return said;
   }
-  std::error_code ec;
   fs::path dir = p;
   while (dir.has_relative_path() && !fs::is_directory(dir, ec)) {
     dir = dir.parent_path();
+  }
+  bool shown_on_purpose = under_any(dir, host.read_only);
+  for (const auto& [generated, content] : host.generated) {
+    shown_on_purpose = shown_on_purpose || is_under_or_same(generated, dir);
+  }
+  if (dir == home || !is_under_or_same(dir, home) || shown_on_purpose) {
+    return said;
+  }
+  try {
+    checked_sandbox_path("--writable", dir.string(), protect);
+  } catch (const Error&) {
+    return said;
   }
   return said + ": ws run --writable " + dir.string() + " would allow it";
 }
@@ -466,7 +487,8 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   for (const auto& p : read_only) {
-    std::fprintf(stderr, "ws: %s\n", visible_text(read_only_advice(w, p)).c_str());
+    std::fprintf(stderr, "ws: %s\n",
+                 visible_text(read_only_advice(w, p, protect_writes, spec.host)).c_str());
   }
   if (status == 0 && !changed && !read_only.empty()) {
     std::fprintf(stderr,

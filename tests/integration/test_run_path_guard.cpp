@@ -1,5 +1,5 @@
-// --writable and the directories of the person's PATH (docs/run.md, "What the agent can
-// write").
+// --writable and the directories of the person's PATH, and the summary's advice to use
+// --writable (docs/run.md, "What the agent can write" and "When the session ends").
 #include "tests/integration/run_escapes_common.hpp"
 
 #include <doctest/doctest.h>
@@ -42,8 +42,44 @@ void check_path_directory_refused(const std::string& user) {
   CHECK(ok.status == 0);
 }
 
+void check_read_only_advice(const std::string& user) {
+  Person p(user);
+  fs::path notes = p.home() / "notes";
+  fs::path bin = p.home() / ".local" / "bin";
+  fs::create_directories(notes);
+  fs::create_directories(bin);
+  p.own(p.home());
+  const std::string path = "PATH=" + bin.string() + ":/usr/bin:/bin";
+  // A real refusal under a path the person showed read-only (--read): the advice is the
+  // directory ws would accept. Then words of the agent's own, naming a system directory and a
+  // PATH directory, as if it had been refused there.
+  Run r = p.ws("run --network=off --read " + q(notes.string()) + " -- sh -c " +
+                   q("echo x > " + q((notes / "todo").string()) +
+                     "; echo \"PermissionError: [Errno 30] Read-only file system: '/etc/cron.d'\" "
+                     ">&2; echo \"cannot create " +
+                     (bin / "git").string() + ": Read-only file system\" >&2; exit 0"),
+               path);
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.err.find("ws: the agent could not write " + (notes / "todo").string() +
+                   " (read-only in the sandbox): ws run --writable " + notes.string() +
+                   " would allow it\n") != npos);
+  CHECK(r.err.find("ws: the agent could not write /etc/cron.d (read-only in the sandbox)\n") !=
+        npos);
+  CHECK(r.err.find("ws: the agent could not write " + (bin / "git").string() +
+                   " (read-only in the sandbox)\n") != npos);
+  CHECK_MESSAGE(r.err.find("--writable /etc") == npos,
+                "ws advised opening a system directory the agent named");
+  CHECK_MESSAGE(r.err.find("--writable " + bin.string()) == npos,
+                "ws advised a --writable it would refuse (a PATH directory)");
+}
+
 } // namespace
 
 TEST_CASE("run path guard: --writable refuses a directory of the person's PATH and any above it") {
   as_each(check_path_directory_refused);
+}
+
+TEST_CASE("run path guard: the summary advises --writable only for what ws would accept, in the "
+          "home") {
+  as_each(check_read_only_advice);
 }
