@@ -12,6 +12,7 @@
 #include "src/profile/profile_layer.hpp"
 #include "src/profile/session_profile.hpp"
 #include "src/run/agent_config_guard.hpp"
+#include "src/run/git_home_config.hpp"
 #include "src/run/host_exposure.hpp"
 #include "src/run/path_guard.hpp"
 #include "src/run/path_set.hpp"
@@ -24,6 +25,8 @@
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/agent_git_state.hpp"
 #include "src/workspace/workspace_edit.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -171,18 +174,39 @@ size_t print_summary(const Workspace& w, const std::string& session, int status,
   return plan.size();
 }
 
-/// What the summary says of a path the agent could not write (read-only in the sandbox):
-/// outside the project, the directory `--writable` would open, the nearest that exists.
-std::string read_only_advice(const Workspace& w, const std::string& path) {
+/// What the summary says of a path the agent could not write (read-only in the sandbox), as
+/// its output said it: the agent chooses that path. `--writable DIR` (the nearest directory
+/// that exists) is advised only where the person would lose nothing by following it: in their
+/// home, outside what the sandbox shows read-only on purpose (toolchains, PATH directories, the
+/// agent's git config), and only if ws would accept it (`protect`, the checks of --writable).
+/// Never a system directory: an agent that prints "Read-only file system: '/etc/cron.d'" must
+/// not get ws to suggest opening it.
+std::string read_only_advice(const Workspace& w, const std::string& path,
+                             const std::vector<ProtectedPath>& protect, const HostExposure& host) {
   fs::path p = fs::path(path).lexically_normal();
   std::string said = "the agent could not write " + path + " (read-only in the sandbox)";
-  if (!p.is_absolute() || is_under_or_same(p, w.repo)) {
+  const char* home_env = std::getenv("HOME");
+  std::error_code ec;
+  fs::path home = home_env && *home_env == '/' ? fs::weakly_canonical(home_env, ec) : fs::path();
+  if (!p.is_absolute() || is_under_or_same(p, w.repo) || home.empty() ||
+      !is_under_or_same(p, home) || p == home) {
     return said;
   }
-  std::error_code ec;
   fs::path dir = p;
   while (dir.has_relative_path() && !fs::is_directory(dir, ec)) {
     dir = dir.parent_path();
+  }
+  bool shown_on_purpose = under_any(dir, host.read_only);
+  for (const auto& [generated, content] : host.generated) {
+    shown_on_purpose = shown_on_purpose || is_under_or_same(generated, dir);
+  }
+  if (dir == home || !is_under_or_same(dir, home) || shown_on_purpose) {
+    return said;
+  }
+  try {
+    checked_sandbox_path("--writable", dir.string(), protect);
+  } catch (const Error&) {
+    return said;
   }
   return said + ": ws run --writable " + dir.string() + " would allow it";
 }
@@ -235,8 +259,12 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   std::vector<ProtectedPath> protect = protected_paths(w, git_dir, bwrap, slirp);
   std::vector<std::string> writable = config_list(git_dir, "ws.writable");
   writable.insert(writable.end(), o.writable.begin(), o.writable.end());
+  std::vector<ProtectedPath> protect_writes = protect;
+  for (auto& p : path_directories()) {
+    protect_writes.push_back(std::move(p));
+  }
   for (const auto& raw : writable) {
-    spec.writable.push_back(checked_sandbox_path("--writable", raw, protect));
+    spec.writable.push_back(checked_sandbox_path("--writable", raw, protect_writes));
     if (profile) {
       check_not_in_layer(*profile, spec.writable.back(), raw);
     }
@@ -301,6 +329,23 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   startup_step("network set up");
   spec.env = sandbox_environment(passed, fixed);
   spec.host = plan_host_exposure(spec.command);
+  if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    try {
+      AgentGitConfig git = agent_git_config(w.repo);
+      if (!git.text.empty()) {
+        spec.host.generated.emplace_back(fs::path(home) / ".gitconfig", std::move(git.text));
+      }
+      if (!git.dropped.empty()) {
+        std::string names;
+        for (const auto& d : git.dropped) {
+          names += (names.empty() ? "" : ", ") + d;
+        }
+        spdlog::info("your global git config, not shown to the agent: {}", names);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ws: warning: the agent gets no global git config: %s\n", e.what());
+    }
+  }
   spec.guarded = guarded_paths(spec.writable);
   startup_step("host exposure planned");
   // The profile's config layers and caches (src/profile): mounted (if no earlier session
@@ -320,6 +365,9 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   spec.max_procs = o.max_procs > 0 ? o.max_procs : k_max_procs;
+  std::optional<std::uint64_t> max_tmp =
+      gitbridge::load_config_size(git_dir, gitbridge::default_user_config_file(), "ws.maxTmp");
+  spec.tmp_size = max_tmp ? *max_tmp : default_tmp_size();
   spec.probe_cache = runtime_root() / "sandbox-probe-ok";
   spec.init = sandbox_init_program();
   spec.fsmonitor_hook = fsmonitor_hook_program();
@@ -439,7 +487,8 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
     }
   }
   for (const auto& p : read_only) {
-    std::fprintf(stderr, "ws: %s\n", visible_text(read_only_advice(w, p)).c_str());
+    std::fprintf(stderr, "ws: %s\n",
+                 visible_text(read_only_advice(w, p, protect_writes, spec.host)).c_str());
   }
   if (status == 0 && !changed && !read_only.empty()) {
     std::fprintf(stderr,

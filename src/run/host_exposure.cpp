@@ -22,24 +22,14 @@ namespace {
 
 /// Read-only in the private home: settings that make tools behave as the person expects
 /// and hold no secret of their own. git's XDG directory file by file: git's credential
-/// store writes ~/.config/git/credentials when ~/.git-credentials does not exist.
+/// store writes ~/.config/git/credentials when ~/.git-credentials does not exist. Not git's
+/// config files (~/.gitconfig, ~/.config/git/config: tokens in URLs, headers, helpers): the
+/// agent gets its own ~/.gitconfig (git_home_config.hpp). Not the shells' start-up files
+/// (~/.bashrc, ~/.profile, ~/.zshrc...): people export their API tokens there, and every shell
+/// the agent starts would source them (`--read ~/.bashrc` shows one on purpose).
 constexpr const char* k_home_files[] = {
-    ".gitconfig",
-    ".config/git/config",
-    ".config/git/ignore",
-    ".config/git/attributes",
-    ".gitignore_global",
-    ".bashrc",
-    ".bash_profile",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".inputrc",
-    ".vimrc",
-    ".config/nvim",
-    ".editorconfig",
-    ".tmux.conf",
+    ".config/git/ignore", ".config/git/attributes", ".gitignore_global", ".inputrc", ".vimrc",
+    ".config/nvim",       ".editorconfig",          ".tmux.conf",
 };
 
 /// Toolchains people install in their home; executables and libraries, no credentials

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ws {
@@ -13,13 +14,16 @@ struct HostExposure {
   /// Empty tmpfs inside (writable, gone after the session): /home, /root, $HOME, /tmp,
   /// /var/tmp, /run (and /var/run if it is not a link to it).
   std::vector<std::filesystem::path> private_dirs;
-  /// Shown read-only inside the private ones: harmless dot files of the home (~/.gitconfig,
-  /// shell and editor settings), toolchains installed in it (~/.cargo/bin, ~/.rustup,
+  /// Shown read-only inside the private ones: harmless dot files of the home (git's ignore
+  /// and attributes files, editor settings), toolchains installed in it (~/.cargo/bin, ~/.rustup,
   /// ~/.nvm, ~/.pyenv, ~/.local/bin ...), PATH directories, the agent's own program.
   std::vector<std::filesystem::path> read_only;
   /// Covered by /dev/null: host secrets outside the home (/etc/shadow, ssh host keys...) and
   /// every unix socket the host listens on that would otherwise show (/proc/net/unix).
   std::vector<std::filesystem::path> masked;
+  /// Files ws writes for the session, read-only inside at these paths: the agent's
+  /// ~/.gitconfig (git_home_config.hpp), in place of the person's.
+  std::vector<std::pair<std::filesystem::path, std::string>> generated;
 };
 
 /// The plan for a session whose agent runs `command` (looked up in PATH as the agent will).

@@ -95,8 +95,10 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
   auto refuse = [&](const std::string& how, const ProtectedPath& x) {
     throw Error(flag + " " + raw + (path.string() != raw ? " (" + path.string() + ")" : "") + " " +
                     how + " " + x.what + " (" + x.path.string() + ")",
-                "the agent must never be able to change " + x.what +
-                    " or move a directory above it; name a narrower path outside it");
+                !x.hint.empty() ? x.hint
+                                : "the agent must never be able to change " + x.what +
+                                      " or move a directory above it; name a narrower path "
+                                      "outside it");
   };
   FileId pid{};
   file_id(path, pid);
@@ -139,6 +141,29 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
     }
   }
   return path;
+}
+
+std::vector<ProtectedPath> path_directories() {
+  std::vector<ProtectedPath> out;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  std::string dir;
+  std::error_code ec;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty() || dir[0] != '/') {
+      continue; // "." or a relative entry names wherever you stand, not a place to guard
+    }
+    fs::path d = fs::weakly_canonical(dir, ec);
+    if (ec) {
+      d = fs::path(dir).lexically_normal();
+    }
+    out.push_back({d, "a directory of your PATH", true,
+                   "a program the agent put there would run outside the sandbox the next time you "
+                   "type its name; let it install tools inside (its private home, the view), or "
+                   "name a narrower directory that holds no PATH entry (~/.cargo/registry, not "
+                   "~/.cargo)"});
+  }
+  return out;
 }
 
 } // namespace ws

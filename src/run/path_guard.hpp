@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ws {
@@ -10,10 +11,18 @@ namespace ws {
 /// its real .git, the workspace state and views, and the programs ws runs outside the
 /// sandbox (its own binary, bwrap, slirp4netns).
 struct ProtectedPath {
+  ProtectedPath(std::filesystem::path p, std::string w, bool inside = false, std::string h = {})
+      : path(std::move(p)), what(std::move(w)), inside_too(inside), hint(std::move(h)) {}
   std::filesystem::path path;
   std::string what;        ///< "the project", "the ws binary", ...
   bool inside_too = false; ///< paths below it are refused as well (project, state)
+  std::string hint;        ///< what to do instead ("": name a narrower path outside it)
 };
+
+/// The absolute directories of the person's PATH (existing or not: an agent could make one),
+/// as protected paths for --writable: a program the agent plants there runs unconfined the
+/// next time the person types its name.
+std::vector<ProtectedPath> path_directories();
 
 /// Checks one --writable or --read path (`flag` names it in errors) and returns it
 /// canonical. Refuses (throws Error, naming the path, what it hits and what to do) a path

@@ -49,11 +49,42 @@ fs::path resolv_conf_target() {
   return ec ? fs::path("/etc/resolv.conf") : real;
 }
 
+/// `--tmpfs DIR`, capped at `size` bytes (0: tmpfs's default, half the RAM).
+void add_tmpfs(std::vector<std::string>& a, std::uint64_t size, const fs::path& dir) {
+  if (size > 0) {
+    a.insert(a.end(), {"--size", std::to_string(size)});
+  }
+  a.insert(a.end(), {"--tmpfs", dir.string()});
+}
+
+/// Every place inside where the agent may write: the view, the private tmpfs, /dev (its
+/// null, tty, pts, shm), /proc (its own entries; a magic link there resolves to the path it
+/// names, which is checked instead), --writable paths and the profile's binds.
+std::vector<fs::path> writable_inside(const SandboxSpec& spec) {
+  std::vector<fs::path> out{spec.project, "/dev", "/proc"};
+  out.insert(out.end(), spec.host.private_dirs.begin(), spec.host.private_dirs.end());
+  out.insert(out.end(), spec.hidden.begin(), spec.hidden.end());
+  out.insert(out.end(), spec.writable.begin(), spec.writable.end());
+  for (const auto& [source, inside] : spec.binds) {
+    out.push_back(inside);
+  }
+  if (const char* rt = std::getenv("XDG_RUNTIME_DIR"); rt && *rt == '/') {
+    out.emplace_back(rt);
+  }
+  return out;
+}
+
 } // namespace
+
+std::uint64_t default_tmp_size() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  std::uint64_t ram = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * page : 0;
+  return std::max<std::uint64_t>(ram / 8, 256ULL << 20);
+}
 
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
                                        int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
-                                       bool probe) {
+                                       bool probe, const std::vector<int>& generated_fds) {
   std::vector<std::string> a{bwrap};
   auto add = [&](std::initializer_list<std::string> args) { a.insert(a.end(), args); };
   // Always a user namespace, for root too: no capability of the host's, and the mounts
@@ -69,21 +100,34 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (!probe) {
     add({"--as-pid-1"}); // our own init (sandbox_init.hpp), not bwrap's
   }
-  add({"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
+  add({"--ro-bind", "/", "/", "--dev", "/dev"});
+  // bwrap's /dev is a tmpfs of half the RAM, writable: read-only, and /dev/shm a capped one.
+  add({"--remount-ro", "/dev"});
+  add_tmpfs(a, spec.tmp_size, "/dev/shm");
+  add({"--proc", "/proc"});
   // bwrap leaves /proc/sys writable where it cannot tell it should not: as root that is
   // core_pattern, every sysctl. Read-only, and locked by the user namespace.
   add({"--ro-bind", "/proc/sys", "/proc/sys"});
   if (::access("/proc/sysrq-trigger", F_OK) == 0) {
     add({"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}); // root-writable, no cap
   }
+  std::error_code ec;
+  const char* home_env = std::getenv("HOME");
+  fs::path real_home = home_env && *home_env ? fs::weakly_canonical(home_env, ec) : fs::path();
   for (const auto& d : spec.host.private_dirs) {
-    add({"--tmpfs", d.string()});
+    bool holds_files =
+        d == "/tmp" || d == "/var/tmp" || (!real_home.empty() && is_under_or_same(real_home, d));
+    add_tmpfs(a, holds_files ? spec.tmp_size : std::min(spec.tmp_size, k_small_tmpfs), d);
   }
   if (const char* home = std::getenv("HOME"); home && *home) {
     add({"--perms", "0700", "--dir", home});
   }
   for (const auto& r : spec.host.read_only) {
     add({"--ro-bind", r.string(), r.string()});
+  }
+  for (size_t i = 0; i < spec.host.generated.size() && i < generated_fds.size(); ++i) {
+    add({"--ro-bind-data", std::to_string(generated_fds[i]),
+         spec.host.generated[i].first.string()});
   }
   for (const auto& r : spec.readable) {
     add({"--ro-bind", r.string(), r.string()});
@@ -103,7 +147,7 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   // State and views: an empty tmpfs over them, after the writable paths, so a writable
   // parent can never expose them.
   for (const auto& h : spec.hidden) {
-    add({"--tmpfs", h.string()});
+    add_tmpfs(a, std::min(spec.tmp_size, k_small_tmpfs), h);
   }
   // Host secrets and sockets that would show: /dev/null in their place.
   std::vector<fs::path> covered = spec.host.private_dirs;
@@ -144,6 +188,11 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
     return a;
   }
   add({init_mount(spec).string(), "__exec"});
+  // Where the agent may open files for writing (pid 1's Landlock rules): a host FIFO or
+  // device node anywhere else is out of reach, read-only mount or not.
+  for (const auto& w : writable_inside(spec)) {
+    add({"--write", w.string()});
+  }
   if (spec.max_procs > 0) {
     add({"--max-procs", std::to_string(spec.max_procs)});
   }
@@ -324,10 +373,16 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
   if (!spec.resolv_conf.empty()) {
     resolv = data_fd("ws-resolv", spec.resolv_conf);
   }
+  std::vector<fuse::UniqueFd> generated;
+  std::vector<int> generated_fds;
+  for (const auto& [path, content] : spec.host.generated) {
+    generated.push_back(data_fd("ws-generated", content));
+    generated_fds.push_back(generated.back().get());
+  }
   ProcessLimit limit(spec.max_procs);
   std::vector<std::string> argv =
       bwrap_command(bwrap, spec, filter.get(), info_write.get(), {go_read.get(), ready_write.get()},
-                    resolv ? resolv.get() : -1);
+                    resolv ? resolv.get() : -1, false, generated_fds);
   std::vector<char*> args = c_args(argv);
 
   sigset_t handled = supervised_signals(), original;
@@ -369,6 +424,9 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
       if (fd >= 0) {
         ::fcntl(fd, F_SETFD, 0);
       }
+    }
+    for (int fd : generated_fds) {
+      ::fcntl(fd, F_SETFD, 0);
     }
     ::execv(args[0], args.data());
     std::fprintf(stderr, "ws: cannot run %s: %s\n", args[0], std::strerror(errno));

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -35,9 +36,21 @@ struct SandboxSpec {
   /// git's fsmonitor hook (docs/fsmonitor.md): shown read-only at its own path, so the
   /// view's core.fsmonitor works inside too (a home or /tmp holding ws is private there).
   std::filesystem::path fsmonitor_hook;
-  long max_procs = 0;                ///< process limit of the session; 0: none
+  long max_procs = 0; ///< process limit of the session; 0: none
+  /// Size cap of each private tmpfs that holds the agent's files (/tmp, /var/tmp, the one
+  /// holding the home, /dev/shm); the others (/run, state and views) get the smaller of it
+  /// and k_small_tmpfs. 0: no cap (tmpfs's own default, half the RAM each).
+  std::uint64_t tmp_size = 0;
   std::filesystem::path probe_cache; ///< where a passed fail-closed probe is remembered
 };
+
+/// The cap of the private tmpfs that hold no files of the agent's as a rule: /run (sockets,
+/// pid files, $XDG_RUNTIME_DIR), /home or /root when the home is not in it, state and views.
+constexpr std::uint64_t k_small_tmpfs = 64ULL << 20;
+
+/// The default of SandboxSpec::tmp_size (`ws.maxTmp`): an eighth of the RAM, at least 256 MiB.
+/// The four large private tmpfs then hold at most half the RAM in all.
+std::uint64_t default_tmp_size();
 
 /// Called once the sandbox exists, before the agent starts, with the host pid of its pid 1:
 /// every process of the session lives in that process's pid namespace.
@@ -52,10 +65,12 @@ struct SyncFds {
 
 /// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program (seccomp_filter.hpp);
 /// `info_fd` is bwrap's --info-fd, `resolv_fd` the data of the sandbox's resolv.conf (-1:
-/// none). `probe`: /bin/true instead of the agent, no pid 1.
+/// none). `probe`: /bin/true instead of the agent, no pid 1. `generated_fds`: the data of
+/// each of `spec.host.generated`, in order (none: those files are left out).
 std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSpec& spec,
                                        int seccomp_fd, int info_fd, SyncFds sync, int resolv_fd,
-                                       bool probe = false);
+                                       bool probe = false,
+                                       const std::vector<int>& generated_fds = {});
 
 /// Runs `spec` confined and returns its exit status (128+N when killed by signal N). Fails
 /// closed: throws Error saying why and what to do if the confinement cannot be set up (no

@@ -18,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ws {
 
@@ -66,9 +68,12 @@ int run_sandbox_init(int argc, char** argv) {
   int i = 2;
   long max_procs = 0;
   int go = -1, ready = -1;
+  std::vector<std::string> writable;
   for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
     if (std::string_view(argv[i]) == "--max-procs" && i + 1 < argc) {
       max_procs = std::atol(argv[++i]);
+    } else if (std::string_view(argv[i]) == "--write" && i + 1 < argc) {
+      writable.emplace_back(argv[++i]);
     } else if (std::string_view(argv[i]) == "--sync" && i + 1 < argc) {
       std::sscanf(argv[++i], "%d,%d", &go, &ready);
     }
@@ -82,8 +87,8 @@ int run_sandbox_init(int argc, char** argv) {
   // Not dumpable: the agent (same uid, no capability) can neither ptrace nor read the
   // memory of the process that holds the sandbox together.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  LandlockResult scope = restrict_to_sandbox_scope();
-  if (!scope.scoped && std::getenv("WS_DEBUG_SANDBOX")) {
+  LandlockResult scope = restrict_sandbox(writable);
+  if (!scope.why_not.empty() && std::getenv("WS_DEBUG_SANDBOX")) {
     std::fprintf(stderr, "ws: %s\n", scope.why_not.c_str());
   }
   if (max_procs > 0) {

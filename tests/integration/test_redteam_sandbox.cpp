@@ -462,13 +462,12 @@ void check_host_fifo(const std::string& user) {
 
 } // namespace
 
-// HOLE: a host FIFO outside the private directories is writable from inside: a read-only
-// mount does not stop writing into a FIFO (the kernel refuses writes on a read-only mount to
-// regular files, directories and links only), and ws covers sockets with /dev/null but not
-// FIFOs. A host service reading commands from one (nagios' rw/nagios.cmd under /var/lib)
-// takes the agent's.
-TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): writing into a host FIFO outside the private
+// directories, where a host service reads commands (nagios' rw/nagios.cmd under /var/lib). A
+// read-only mount does not stop it (the kernel refuses writes on a read-only mount to regular
+// files, directories and links only); pid 1's Landlock rules do: a file opens for writing
+// only beneath the view, the private tmpfs, --writable paths, /dev and /proc (EACCES).
+TEST_CASE("redteam sandbox: a host FIFO outside the private directories is out of reach") {
   as_each(check_host_fifo);
 }
 
@@ -713,14 +712,12 @@ void check_git_credentials(const std::string& user) {
 
 } // namespace
 
-// HOLE: the private home shows ~/.config/git whole and ~/.gitconfig as they are: git's
-// credential store keeps its file at ~/.config/git/credentials when ~/.git-credentials does
-// not exist (the docs list ~/.git-credentials as absent, not this one), and tokens in the
-// global config (url.<https://TOKEN@host/>.insteadOf, http.extraHeader) are read as well;
-// and ~/.bashrc, ~/.zshrc... are shown read-only "as harmless", where people export their
-// API tokens: any shell the agent starts (ws shell too) has them back in its environment.
-// With --network=on (the default) they leave.
-TEST_CASE("redteam sandbox: git credentials and tokens in the shown home files stay outside" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): reading the person's tokens from the home files
+// the sandbox shows: git's credential store at ~/.config/git/credentials, a token in the global
+// config (url.<https://TOKEN@host/>.insteadOf, http.extraHeader), an API token exported in
+// ~/.bashrc that any shell the agent starts would source. The agent gets a ~/.gitconfig of its
+// own (an allowlist of the person's, includes resolved: test_run_home_files.cpp), and no shell
+// start-up file unless the person names it (--read ~/.bashrc).
+TEST_CASE("redteam sandbox: git credentials and tokens in the shown home files stay outside") {
   as_each(check_git_credentials);
 }
