@@ -22,8 +22,9 @@ add_custom_target(ws_docs ALL
   DEPENDS ${WS_GENERATED_DOCS}/man1/ws.1 ${WS_GENERATED_DOCS}/ws.bash ${WS_GENERATED_DOCS}/_ws
           ${WS_GENERATED_DOCS}/ws.fish)
 
-# ws-init beside ws: the sandbox's first process (ws falls back to itself without it).
-install(TARGETS ws ws-init RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# ws-init beside ws: the sandbox's first process (ws falls back to itself without it);
+# ws-fsmonitor beside ws: git's core.fsmonitor hook in a view (docs/fsmonitor.md).
+install(TARGETS ws ws-init ws-fsmonitor RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${WS_GENERATED_DOCS}/man1 DESTINATION ${CMAKE_INSTALL_MANDIR}
         FILES_MATCHING PATTERN "*.1")
 # bash-completion loads share/bash-completion/completions/ws on demand, also under

@@ -4,6 +4,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
@@ -87,7 +88,17 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
-  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), {});
+  // Thousands of changes take seconds to judge: say so on a terminal (progress.hpp).
+  Progress progress("status");
+  progress.step("reading the changes");
+  std::vector<PlannedChange> plan =
+      plan_transfer(w, live_state(w), {}, [&](size_t done, size_t total) {
+        if (done == 0) {
+          progress.step("judging the changes", total);
+        }
+        progress.set(done);
+      });
+  progress.finish();
   if (json) {
     std::printf("[");
     bool first = true;

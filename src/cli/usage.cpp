@@ -123,6 +123,48 @@ const CommandSpec* find_command(const CliSpec& spec, const CLI::App* app) {
   return found;
 }
 
+/// A value CLI11 could not take, from its words: "Could not convert: checkpoint = abc",
+/// "--max-procs: Value x not in range 0.000000 to 1.797693e+308".
+struct BadValue {
+  std::string name;     ///< "--max-procs", or a positional's placeholder ("CHECKPOINT")
+  std::string value;    ///< as typed
+  std::string expected; ///< what would do, when known
+};
+
+std::optional<BadValue> bad_value(const CLI::App& command, const CLI::ParseError& e) {
+  std::string what = e.what();
+  BadValue bad;
+  const std::string convert = "Could not convert: ", value = ": Value ", range = " not in range ";
+  if (dynamic_cast<const CLI::ConversionError*>(&e) && what.rfind(convert, 0) == 0 &&
+      what.find(" = ") != std::string::npos) {
+    size_t eq = what.find(" = ");
+    bad.name = what.substr(convert.size(), eq - convert.size());
+    bad.value = what.substr(eq + 3);
+  } else if (dynamic_cast<const CLI::ValidationError*>(&e) &&
+             what.find(value) != std::string::npos && what.find(range) != std::string::npos) {
+    size_t at = what.find(value), to = what.find(range);
+    bad.name = what.substr(0, at);
+    bad.value = what.substr(at + value.size(), to - at - value.size());
+    // CLI::PositiveNumber's range starts at the smallest double
+    bad.expected = what.compare(to + range.size(), 9, "0.000000 ") == 0
+                       ? "a number greater than 0"
+                       : "a number in range " + what.substr(to + range.size());
+  } else {
+    return std::nullopt;
+  }
+  if (const CLI::Option* opt = command.get_option_no_throw(bad.name)) {
+    if (opt->get_lnames().empty() && opt->get_snames().empty()) { // a positional
+      for (char& c : bad.name) {
+        c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+      }
+    }
+    if (bad.expected.empty() && opt->get_type_name() == "N") {
+      bad.expected = "a number";
+    }
+  }
+  return bad;
+}
+
 } // namespace
 
 std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) const {
@@ -254,7 +296,11 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e) {
     std::vector<std::string> extras = app.remaining(true);
     auto unknown = std::find_if(extras.begin(), extras.end(),
                                 [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
-    if (unknown != extras.end()) {
+    // At the top, a word before any option can only be a mistyped command, whatever follows
+    // it (`ws chekpoint -m x`, `ws rn -- claude`): the options are that command's.
+    bool command_first =
+        command == &app && !extras.empty() && extras.front().size() > 0 && extras.front()[0] != '-';
+    if (unknown != extras.end() && !command_first) {
       std::string name = unknown->substr(0, unknown->find('='));
       what = "unknown option '" + name + "'" + (command == &app ? "" : " for '" + where + "'");
       std::vector<std::string> candidates = option_names(command);
@@ -274,6 +320,9 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e) {
     } else if (!extras.empty()) {
       what = "'" + where + "' takes no argument '" + extras.front() + "'";
     }
+  } else if (auto bad = bad_value(*command, e)) {
+    what = "'" + bad->value + "' is not a valid " + bad->name + " for '" + where + "'";
+    hint = bad->expected;
   }
   std::fprintf(stderr, "%s: error: %s\n", program.c_str(), visible_text(what).c_str());
   if (!hint.empty()) {

@@ -2,6 +2,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
+#include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
 #include "src/transfer/reviewed_patches.hpp"
@@ -84,7 +85,11 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
     return cmd_diff_commits(ctx, o);
   }
   Workspace w = ctx.ws();
+  // Thousands of changes take seconds to read: say so on a terminal (progress.hpp).
+  Progress progress("diff");
+  progress.step("reading the changes");
   DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.stat = o.stat});
+  progress.finish();
   const auto& patch = r.patch;
   bool transfers = !patch.files.empty();
   int code = o.exit_code && transfers ? 1 : 0;

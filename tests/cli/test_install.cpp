@@ -22,6 +22,7 @@ TEST_CASE("install: cmake --install --prefix ~/.local puts ws, man pages and com
   REQUIRE_MESSAGE(install.status == 0, (install.out + install.err));
   CHECK(fs::exists(prefix / "bin" / "ws"));
   CHECK(fs::exists(prefix / "bin" / "ws-init"));
+  CHECK(fs::exists(prefix / "bin" / "ws-fsmonitor"));
   CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws.1"));
   CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws-profile.1"));
   CHECK(fs::exists(prefix / "share" / "man" / "man1" / "ws-run.1"));
@@ -38,6 +39,12 @@ TEST_CASE("install: cmake --install --prefix ~/.local puts ws, man pages and com
   Run doctor = sh(env + "ws doctor");
   CHECK((doctor.status == 0 || doctor.status == 1));
   CHECK(has(doctor.out, "FUSE mount"));
+  // The view's git asks the installed ws-fsmonitor what changed (docs/fsmonitor.md).
+  TestRepo repo;
+  REQUIRE(sh(env + "ws new", repo.path()).status == 0);
+  fs::path hook = prefix / "bin" / "ws-fsmonitor";
+  CHECK(sh("grep -rqF " + q(hook.string()) + " " + q((prefix / "share" / "ws").string())).status ==
+        0);
   if (sh("command -v man").status == 0) {
     Run where = sh(env + "man -w ws-status");
     CHECK(where.out == (prefix / "share" / "man" / "man1" / "ws-status.1").string() + "\n");
@@ -89,7 +96,7 @@ TEST_CASE("install: the .deb holds ws, its man pages and completions, with its d
   }
   Run files = sh("dpkg-deb -c " + q(file));
   for (const char* f :
-       {"./usr/bin/ws", "./usr/bin/ws-init", "./usr/share/man/man1/ws.1",
+       {"./usr/bin/ws", "./usr/bin/ws-init", "./usr/bin/ws-fsmonitor", "./usr/share/man/man1/ws.1",
         "./usr/share/man/man1/ws-run.1", "./usr/share/bash-completion/completions/ws",
         "./usr/share/zsh/vendor-completions/_ws",
         "./usr/share/fish/vendor_completions.d/ws.fish"}) {

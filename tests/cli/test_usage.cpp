@@ -76,6 +76,23 @@ TEST_CASE("usage: a mistyped command gets the closest ones, the usage, exit 2") 
   check_mistake("check", {"'ws checkpoint' or 'ws checkpoints'"});
   check_mistake("zzzzzzzz", {"hint: 'ws --help' lists every command"});
   check_mistake("help stauts", {"did you mean 'ws help status'?"});
+  // Whatever follows the mistyped command: its options are that command's.
+  check_mistake("chekpoint -m 'tests pass'", {"ws: error: 'chekpoint' is not a ws command",
+                                              "hint: did you mean 'ws checkpoint' or "
+                                              "'ws checkpoints'?"});
+  check_mistake("rn -- claude", {"'rn' is not a ws command", "'ws run'?"});
+  check_mistake("-C / stats --json", {"'stats' is not a ws command", "'ws status'"});
+  check_mistake("--jsn status", {"ws: error: unknown option '--jsn' for 'ws status'"});
+}
+
+TEST_CASE("usage: a value of the wrong kind is named, with what would do") {
+  check_mistake("restore abc", {"ws: error: 'abc' is not a valid CHECKPOINT for 'ws restore'",
+                                "hint: a number", "Usage: ws [-C DIR] [-w WORKSPACE] restore"});
+  check_mistake("log -n x", {"'x' is not a valid --max-count for 'ws log'"});
+  Run r = check_mistake(
+      "run --max-procs x true",
+      {"ws: error: 'x' is not a valid --max-procs for 'ws run'", "hint: a number greater than 0"});
+  CHECK(!has(r.err, "0.000000"));
 }
 
 TEST_CASE("usage: a mistyped option gets the closest ones and the command's usage") {

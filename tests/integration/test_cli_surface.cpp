@@ -93,6 +93,16 @@ TEST_CASE("cli: progress shows on a terminal, never in a pipe") {
   CHECK(cp.out.find("ws: checkpoint: copying the workspace's state") != npos);
   CHECK(cp.out.find("\r\033[K") != npos); // erased before the result line
   CHECK(cp.out.find("checkpoint 1: ") != npos);
+  // Judging and reading thousands of changes takes seconds too.
+  for (std::string command : {"status", "diff --stat --no-pager"}) {
+    CAPTURE(command);
+    Run r = sh("script -qec " + q(env + q(ws_binary().string()) + " " + command) + " /dev/null",
+               repo.path());
+    CHECK(r.status == 0);
+    CHECK(r.out.find(command == "status" ? "ws: status: judging the changes"
+                                         : "ws: diff: reading the changes") != npos);
+    CHECK(r.out.find("many/") != npos);
+  }
   Run apply =
       sh("script -qec " + q(env + q(ws_binary().string()) + " apply") + " /dev/null", repo.path());
   CHECK(apply.status == 0);
@@ -105,4 +115,6 @@ TEST_CASE("cli: progress shows on a terminal, never in a pipe") {
   CHECK(piped.out.rfind("checkpoint 2: ", 0) == 0);
   CHECK(piped.out.find("ws: checkpoint") == npos);
   CHECK(piped.out.find('\r') == npos);
+  Run status = sh(env + q(ws_binary().string()) + " status 2>&1 | cat", repo.path());
+  CHECK(status.out == "A again.txt\n");
 }
