@@ -82,7 +82,16 @@ filters::PolicyConfig::Level read_level(const git_config* cfg, const Sources& so
                                    sources.file(entry->level) + ": expected 'default' or 'strict'");
 }
 
-std::optional<uint64_t> read_size(const git_config* cfg, const Sources& sources, const char* key) {
+/// What a number setting is, for the words of its errors.
+struct NumberKind {
+  const char* expected; ///< "a size such as 10m"
+  const char* negative; ///< why a negative value is refused
+};
+constexpr NumberKind k_size{"a size such as 10m", "must not be negative (0 means no limit)"};
+constexpr NumberKind k_count{"a whole number such as 20", "must not be negative"};
+
+std::optional<uint64_t> read_number(const git_config* cfg, const Sources& sources, const char* key,
+                                    const NumberKind& kind) {
   EntryPtr entry = find_entry(cfg, key);
   if (!entry) {
     return std::nullopt;
@@ -91,17 +100,21 @@ std::optional<uint64_t> read_size(const git_config* cfg, const Sources& sources,
                            std::string(entry->value ? entry->value : "") + "' in " +
                            sources.file(entry->level);
   if (!entry->value) {
-    throw GitError(GIT_EINVALID, what + ": expected a size such as 10m");
+    throw GitError(GIT_EINVALID, what + ": expected " + kind.expected);
   }
-  int64_t bytes = 0;
-  int rc = git_config_get_int64(&bytes, cfg, key);
+  int64_t n = 0;
+  int rc = git_config_get_int64(&n, cfg, key);
   if (rc < 0) {
-    throw GitError(rc, what + ": " + last_error() + " (expected a size such as 10m)");
+    throw GitError(rc, what + ": " + last_error() + " (expected " + kind.expected + ")");
   }
-  if (bytes < 0) {
-    throw GitError(GIT_EINVALID, what + ": must not be negative (0 means no limit)");
+  if (n < 0) {
+    throw GitError(GIT_EINVALID, what + ": " + kind.negative);
   }
-  return static_cast<uint64_t>(bytes);
+  return static_cast<uint64_t>(n);
+}
+
+std::optional<uint64_t> read_size(const git_config* cfg, const Sources& sources, const char* key) {
+  return read_number(cfg, sources, key, k_size);
 }
 
 struct Collect {
@@ -198,6 +211,14 @@ std::optional<uint64_t> load_config_size(const std::filesystem::path& real_git_d
   Sources sources{real_git_dir / "config", user_config_file};
   ConfigPtr cfg = open_config(sources);
   return read_size(cfg.get(), sources, key);
+}
+
+std::optional<uint64_t> load_config_count(const std::filesystem::path& real_git_dir,
+                                          const std::filesystem::path& user_config_file,
+                                          const char* key) {
+  Sources sources{real_git_dir / "config", user_config_file};
+  ConfigPtr cfg = open_config(sources);
+  return read_number(cfg.get(), sources, key, k_count);
 }
 
 std::vector<std::string> load_config_list(const std::filesystem::path& real_git_dir,

@@ -37,6 +37,13 @@ std::optional<uint64_t> load_config_size(const std::filesystem::path& real_git_d
                                          const std::filesystem::path& user_config_file,
                                          const char* key);
 
+/// The count `key` (e.g. "ws.checkpointKeep") in the same two files, the repository's
+/// winning; nullopt when neither sets it. Throws GitError naming the file and key for a value
+/// that is not a whole number, or is negative.
+std::optional<uint64_t> load_config_count(const std::filesystem::path& real_git_dir,
+                                          const std::filesystem::path& user_config_file,
+                                          const char* key);
+
 /// Every value of the multi-valued `key` (e.g. "ws.writable") in the same two files, the
 /// user file's first; an empty value resets the list. Throws GitError like the above.
 std::vector<std::string> load_config_list(const std::filesystem::path& real_git_dir,

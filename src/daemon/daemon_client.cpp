@@ -313,7 +313,15 @@ bool unmount_view(const Workspace& w, bool force) {
                  w.name.c_str(), static_cast<int>(s.pid), static_cast<int>(s.pid));
     return true;
   }
-  std::string why = do_unmount(w.mountpoint, force || s.state == ViewState::Stale);
+  // --force tries an ordinary unmount first: when that works nobody was inside, and a daemon
+  // still running afterwards is only finishing (slow on a loaded machine), not serving anyone.
+  bool lazy = s.state == ViewState::Stale;
+  std::string why = do_unmount(w.mountpoint, lazy);
+  bool left_inside = false; // detached with processes still inside
+  if (!why.empty() && force && !lazy) {
+    why = do_unmount(w.mountpoint, true);
+    left_inside = why.empty();
+  }
   if (!why.empty()) {
     bool busy = why.find("busy") != std::string::npos || why.find("Busy") != std::string::npos;
     throw Error("cannot unmount the view at " + w.mountpoint.string() + ": " + why,
@@ -329,7 +337,7 @@ bool unmount_view(const Workspace& w, bool force) {
   if (wait_for(std::chrono::seconds(2), gone)) {
     return true;
   }
-  if ((force || s.state == ViewState::Stale) && daemon_answers(w)) {
+  if (left_inside && daemon_answers(w)) {
     // Detached with processes still inside (their cwd, their open files): the daemon serves
     // them until they leave. Waiting for that could take forever; say what is going on.
     std::fprintf(stderr,

@@ -272,10 +272,10 @@ Retention load_retention(const Workspace& w) {
   fs::path git_dir = gitbridge::RealRepo(w.repo).git_dir();
   fs::path user = gitbridge::default_user_config_file();
   try {
-    if (auto keep = gitbridge::load_config_size(git_dir, user, "ws.checkpointKeep")) {
+    if (auto keep = gitbridge::load_config_count(git_dir, user, "ws.checkpointKeep")) {
       r.keep = static_cast<size_t>(std::max<uint64_t>(*keep, 1));
     }
-    if (auto days = gitbridge::load_config_size(git_dir, user, "ws.checkpointMaxDays")) {
+    if (auto days = gitbridge::load_config_count(git_dir, user, "ws.checkpointMaxDays")) {
       r.max_days = static_cast<int64_t>(*days);
     }
   } catch (const std::exception& e) {

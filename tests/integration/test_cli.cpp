@@ -5,6 +5,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 using namespace ws::test;
 
 namespace {
@@ -95,6 +98,16 @@ TEST_CASE("cli: umount of a busy view says why - --force detaches it") {
   CHECK(held.err.find("cannot unmount the view") != std::string::npos);
   CHECK(held.err.find("--force") != std::string::npos);
   CHECK(w.ws("umount --force").status == 0);
+  // The detached daemon serves the sleep until it ends, then exits; a mount before that is
+  // refused (test_lifecycle_small.cpp checks it), which a loaded machine reached here.
+  bool exited = false;
+  for (int i = 0; i < 200 && !exited; ++i) {
+    exited = w.ws("list").out.find("not mounted") != std::string::npos;
+    if (!exited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  CHECK(exited);
   w.mount();
 }
 

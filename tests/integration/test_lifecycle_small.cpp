@@ -63,6 +63,40 @@ TEST_CASE("umount: waits for a daemon slow to finish, and says so") {
   CHECK(w.ws("log").out.find("new.txt") != npos); // nothing was lost either
 }
 
+TEST_CASE("umount: --force of a view nobody is in waits for a slow daemon, never says detached") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  int pid = w.daemon_pid();
+  REQUIRE(pid > 0);
+  // A daemon slow to finish after the unmount (a machine under heavy load): stopped for 4 s
+  // the moment the view leaves the mount table. It serves no one; --force once took it for a
+  // daemon serving processes inside a detached view, and ws mount then refused to mount.
+  TempDir tmp;
+  pid_t stopper =
+      start_job(py() + " -c " +
+                    q("import os, signal, sys, time\n"
+                      "view, pid = ' ' + sys.argv[1] + ' ', int(sys.argv[2])\n"
+                      "open(sys.argv[3], 'w').close()\n"
+                      "end = time.time() + 30\n"
+                      "while view in open('/proc/self/mountinfo').read() and time.time() < end:\n"
+                      "    time.sleep(0.001)\n"
+                      "os.kill(pid, signal.SIGSTOP)\n"
+                      "time.sleep(4)\n"
+                      "os.kill(pid, signal.SIGCONT)\n") +
+                    " " + q(w.view().string()) + " " + std::to_string(pid) + " " +
+                    q((tmp.path() / "watching").string()),
+                "/", tmp.path() / "err");
+  REQUIRE(wait_for(tmp.path() / "watching", 100));
+  Run r = w.ws("umount --force");
+  wait_job(stopper, 20);
+  CHECK_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("detached") == npos);
+  CHECK(r.err.find("waiting for the daemon (pid " + std::to_string(pid) + ") to finish") != npos);
+  CHECK(w.ws("list").out.find("not mounted") != npos);
+  w.mount();
+  CHECK(w.in_view("ls README.md").out == "README.md\n");
+}
+
 TEST_CASE("umount: --force with a shell inside detaches at once, and ws list says so") {
   TestRepo repo;
   MountedWorkspace w(repo);

@@ -284,6 +284,39 @@ TEST_CASE("gitbridge::build_patch stat has a summary line") {
                  " 2 files changed, 3 insertions(+), 1 deletion(-)\n"));
 }
 
+TEST_CASE("gitbridge::build_patch stat of deletions draws only '-', as git's own does") {
+  // Issue 13: ws diff --stat drew "+-" for a file deleted whole. Compared with what git
+  // prints for the same change, including a graph scaled down (300 lines in 80 columns).
+  ws::gitbridge::LibGit2 libgit2;
+  std::string three_hundred;
+  for (int i = 1; i <= 300; ++i) {
+    three_hundred += std::to_string(i) + "\n";
+  }
+  std::vector<FilePair> pairs{change("big.txt", file(three_hundred), {}),
+                              change("one.txt", file("one\n"), {}),
+                              change("two.txt", file("x\ny\n"), file("y\n")),
+                              change("small.txt", file("1\n"), file("1\nnew\n"))};
+  Patch p = build_and_apply(pairs);
+  ws::test::TempDir dir;
+  fs::path repo = dir.path() / "repo";
+  fs::create_directories(repo);
+  REQUIRE(sh("git init -q .", repo).status == 0);
+  for (const auto& c : pairs) {
+    materialize(repo, c.old_path, c.before);
+  }
+  REQUIRE(sh("git add -A && git -c user.name=t -c user.email=t@t commit -qm before", repo).status ==
+          0);
+  for (const auto& c : pairs) {
+    fs::remove(repo / c.old_path);
+    materialize(repo, c.new_path, c.after);
+  }
+  ws::test::Run git = sh("git diff --stat --summary", repo);
+  REQUIRE(git.status == 0);
+  CHECK(p.stat == git.out);
+  CHECK(contains(p.stat, " one.txt   |   1 -\n"));
+  CHECK(p.stat.find("+-") == std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------
 // colours
 

@@ -221,6 +221,29 @@ TEST_CASE("gitbridge::load_config_size reads ws.maxDisk with git's suffixes") {
   CHECK(msg.find("invalid ws.maxDisk 'lots'") != std::string::npos);
 }
 
+TEST_CASE("gitbridge::load_config_count reads a count, and its errors speak of a count") {
+  // ws.checkpointKeep once said "expected a size such as 10m" and "0 means no limit".
+  ws::gitbridge::LibGit2 libgit2;
+  ws::test::TempDir dir;
+  auto git_dir = dir.path() / "repo" / ".git";
+  auto user = dir.path() / "user" / "config";
+  using ws::gitbridge::load_config_count;
+  CHECK(!load_config_count(git_dir, user, "ws.checkpointKeep"));
+  write_file(user, "[ws]\n\tcheckpointKeep = 20\n");
+  CHECK(load_config_count(git_dir, user, "ws.checkpointKeep") == 20);
+  write_file(git_dir / "config", "[ws]\n\tcheckpointKeep = 7\n"); // the repository's wins
+  CHECK(load_config_count(git_dir, user, "ws.checkpointKeep") == 7);
+  write_file(git_dir / "config", "[ws]\n\tcheckpointKeep = abc\n");
+  std::string msg = git_error_of([&] { load_config_count(git_dir, user, "ws.checkpointKeep"); });
+  CHECK(msg.find("invalid ws.checkpointKeep 'abc'") != std::string::npos);
+  CHECK(msg.find("expected a whole number") != std::string::npos);
+  CHECK(msg.find("size") == std::string::npos);
+  write_file(git_dir / "config", "[ws]\n\tcheckpointKeep = -5\n");
+  msg = git_error_of([&] { load_config_count(git_dir, user, "ws.checkpointKeep"); });
+  CHECK(msg.find("must not be negative") != std::string::npos);
+  CHECK(msg.find("no limit") == std::string::npos);
+}
+
 TEST_CASE("gitbridge::hooks_dir_inside resolves core.hooksPath as git does") {
   ws::gitbridge::LibGit2 libgit2;
   ws::test::TempDir dir;
