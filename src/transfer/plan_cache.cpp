@@ -224,6 +224,38 @@ void save_plan_cache(const std::filesystem::path& file, const std::string& token
   }
 }
 
+bool only_staging_leftovers(const std::vector<std::string>& changed,
+                            const std::filesystem::path& real, const std::filesystem::path& upper,
+                            const std::vector<PlannedChange>& plan) {
+  constexpr std::string_view prefix = ".ws-apply-";
+  std::vector<std::string> tops;
+  for (const std::string& name : changed) {
+    std::string top = name.substr(0, name.find('/'));
+    if (top.compare(0, prefix.size(), prefix) != 0 || top.size() == prefix.size() ||
+        top.find_first_not_of("0123456789-", prefix.size()) != std::string::npos) {
+      return false;
+    }
+    tops.push_back(std::move(top));
+  }
+  for (const std::string& top : tops) {
+    struct stat st {};
+    for (const auto& root : {real, upper}) {
+      if (::lstat((root / top).c_str(), &st) == 0 || errno != ENOENT) {
+        return false;
+      }
+    }
+    for (const PlannedChange& p : plan) {
+      for (const std::string* path : {&p.change.path, &p.change.from}) {
+        if (path->compare(0, top.size(), top) == 0 &&
+            (path->size() == top.size() || (*path)[top.size()] == '/')) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 void drop_plan_cache(const std::filesystem::path& file) {
   ::unlink(file.c_str());
 }

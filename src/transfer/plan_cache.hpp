@@ -30,6 +30,15 @@ std::optional<CachedPlan> load_plan_cache(const std::filesystem::path& file);
 void save_plan_cache(const std::filesystem::path& file, const std::string& token,
                      const std::string& inputs, const std::vector<PlannedChange>& plan);
 
+/// `ws apply --check` (and `ws apply`) stage in a directory of the real tree that they
+/// remove before they end (RealTreeTransaction: `.ws-apply-<pid>-<n>`), which the daemon's
+/// record notes like any edit of the real tree. True when every name in `changed` is such a
+/// directory or below one, gone now from the real tree and the upper layer, with no change
+/// of `plan` there: then the tree is as it was, and the plan still holds.
+bool only_staging_leftovers(const std::vector<std::string>& changed,
+                            const std::filesystem::path& real, const std::filesystem::path& upper,
+                            const std::vector<PlannedChange>& plan);
+
 /// Forgets the cache (a plan made without it must not leave an older one behind).
 void drop_plan_cache(const std::filesystem::path& file);
 

@@ -238,7 +238,7 @@ std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& s
 /// decided on only if nothing changed while it was read either: asked again afterwards.
 std::optional<std::vector<PlannedChange>> cached_plan(const Workspace& w, const StateSource& source,
                                                       const PlanRequest& request,
-                                                      CachedPlan& cached) {
+                                                      CachedPlan& cached, const std::string& now) {
   std::vector<PlannedChange> plan = std::move(cached.plan);
   if (!request.paths.empty()) {
     std::erase_if(plan, [&](const PlannedChange& p) {
@@ -267,7 +267,7 @@ std::optional<std::vector<PlannedChange>> cached_plan(const Workspace& w, const 
     regular.push_back(&c.path);
   }
   std::vector<ContentProbe> probes = probe_contents(upper.get(), regular, true);
-  std::optional<ViewChanges> since = view_changes_since(w.mountpoint, cached.token, 0);
+  std::optional<ViewChanges> since = view_changes_since(w.mountpoint, now, 0);
   if (!since || since->everything || !since->paths.empty()) {
     return std::nullopt; // something changed meanwhile: plan it all again
   }
@@ -303,13 +303,18 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       if (cached && cached->inputs != *inputs) {
         cached.reset();
       }
-      changed = view_changes_since(w.mountpoint, cached ? cached->token : "", 0);
+      changed = view_changes_since(w.mountpoint, cached ? cached->token : "", 64);
     }
   }
   std::optional<std::vector<PlannedChange>> kept;
-  if (cached && changed && !changed->everything && changed->paths.empty()) {
-    kept = cached_plan(w, source, request, *cached);
+  if (cached && changed && !changed->everything &&
+      (changed->paths.empty() ||
+       only_staging_leftovers(changed->paths, w.repo, source.state.upper(), cached->plan))) {
+    kept = cached_plan(w, source, request, *cached, changed->token);
     spdlog::debug("plan cache: {}", kept ? "the plan of now" : "changed while read");
+    if (kept && !changed->paths.empty() && request.paths.empty()) {
+      save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
+    }
   } else if (inputs) {
     spdlog::debug("plan cache: {}", !cached ? "none" : !changed ? "no daemon" : "changes since");
   }

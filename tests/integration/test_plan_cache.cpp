@@ -2,7 +2,8 @@
 // must say exactly what a full walk says. After each of many seeded random steps (the
 // agent's writes, renames, deletes, chmod, symlinks, ignore files, nested repositories and
 // commits in the view; the person's edits, commits, excludes and ws config in the real tree;
-// clean remounts with edits while unmounted; a status with no daemon; `ws reset` of a path),
+// clean remounts with edits while unmounted; a status with no daemon; `ws reset` of a path;
+// `ws apply --check`, which stages in the real tree),
 // `ws status --json` and `ws diff` with the cache equal the same commands with
 // WS_PLAN_CACHE=0, and the cache is used where nothing changed.
 #include "tests/support/harness.hpp"
@@ -117,7 +118,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 10;
   std::mt19937 rng(seed);
   std::ostringstream log;
-  const int steps = 100;
+  const int steps = 70;
   int hits = 0, misses_after_change = 0;
   for (int i = 0; i < steps; ++i) {
     std::string where, step;
@@ -143,7 +144,10 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
       sh("(cd " + q(repo.path().string()) + " && " + offline + ") >/dev/null 2>&1");
       w.mount();
       where.clear();
-    } else if (kind < 8) {
+    } else if (kind < 10) {
+      step = "(ws apply --check)"; // stages in the real tree, then removes what it staged
+      w.ws("apply --check");
+    } else if (kind < 12) {
       step = "(ws reset src)";
       w.ws("reset src"); // fails when nothing changed there
     } else {
@@ -201,6 +205,9 @@ TEST_CASE("plan cache: what the record cannot see turns it off") {
   // The agent's HEAD moved (its .git is left out too).
   REQUIRE(w.in_view("git add -A && git -c user.name=a -c user.email=a@a commit -qm a").status == 0);
   CHECK(!hit());
+  CHECK(hit());
+  // `ws apply --check` stages in the real tree and removes it: the plan still holds.
+  REQUIRE(w.ws("apply --check").status == 0);
   CHECK(hit());
   // A damaged cache is none.
   REQUIRE(sh("printf garbage >> plan-cache", w.state_dir()).status == 0);
