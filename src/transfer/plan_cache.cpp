@@ -3,6 +3,7 @@
 
 #include "fuse/hash.hpp"
 #include "fuse/unique_fd.hpp"
+#include "src/transfer/cache_codec.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,55 +19,6 @@ using fuse::UniqueFd;
 
 constexpr char k_magic[8] = {'w', 's', 'p', 'l', 'a', 'n', '0', '1'};
 
-/// Appends fixed-size values and length-prefixed strings to one buffer.
-class Writer {
-public:
-  template <typename T> void put(T v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    m_out.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  void put(const std::string& s) {
-    put(static_cast<uint32_t>(s.size()));
-    m_out.append(s);
-  }
-  std::string& out() { return m_out; }
-
-private:
-  std::string m_out;
-};
-
-/// Reads what Writer wrote; any read past the end makes it bad for good.
-class Reader {
-public:
-  Reader(const char* p, size_t n) : m_p(p), m_end(p + n) {}
-  template <typename T> T get() {
-    T v{};
-    if (static_cast<size_t>(m_end - m_p) < sizeof v) {
-      m_bad = true;
-      return v;
-    }
-    std::memcpy(&v, m_p, sizeof v);
-    m_p += sizeof v;
-    return v;
-  }
-  void get(std::string& s) {
-    uint32_t n = get<uint32_t>();
-    if (m_bad || static_cast<size_t>(m_end - m_p) < n) {
-      m_bad = true;
-      return;
-    }
-    s.assign(m_p, n);
-    m_p += n;
-  }
-  bool bad() const { return m_bad; }
-  bool done() const { return m_p == m_end; }
-
-private:
-  const char* m_p;
-  const char* m_end;
-  bool m_bad = false;
-};
-
 enum Flags : uint8_t {
   k_base = 1,
   k_base_hash = 2,
@@ -81,33 +33,12 @@ bool valid_kind(char k) {
 } // namespace
 
 std::optional<CachedPlan> load_plan_cache(const std::filesystem::path& file) {
-  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_size < static_cast<off_t>(sizeof k_magic + 16)) {
+  std::optional<CacheBytes> data = read_cache_file(file, k_magic);
+  if (!data) {
     return std::nullopt;
   }
-  std::string data(static_cast<size_t>(st.st_size), '\0');
-  for (size_t done = 0; done < data.size();) {
-    ssize_t got = ::read(fd.get(), data.data() + done, data.size() - done);
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got <= 0) {
-      return std::nullopt;
-    }
-    done += static_cast<size_t>(got);
-  }
-  // magic, payload, XXH3-128 of the payload (a torn or damaged file reads as none).
-  size_t payload = data.size() - sizeof k_magic - 16;
-  fuse::Hash128 sum = fuse::hash_bytes(std::string_view(data).substr(sizeof k_magic, payload));
-  fuse::Hash128 kept{};
-  std::memcpy(&kept.high, data.data() + sizeof k_magic + payload, 8);
-  std::memcpy(&kept.low, data.data() + sizeof k_magic + payload + 8, 8);
-  if (std::memcmp(data.data(), k_magic, sizeof k_magic) != 0 || !(sum == kept)) {
-    return std::nullopt;
-  }
-  Reader r(data.data() + sizeof k_magic, payload);
+  const size_t payload = data->size;
+  Reader r(data->data, data->size);
   CachedPlan out;
   r.get(out.token);
   r.get(out.inputs);
@@ -162,9 +93,8 @@ std::optional<CachedPlan> load_plan_cache(const std::filesystem::path& file) {
 
 void save_plan_cache(const std::filesystem::path& file, const std::string& token,
                      const std::string& inputs, const std::vector<PlannedChange>& plan) {
-  Writer w;
+  Writer w(k_magic);
   w.out().reserve(64 + plan.size() * 80);
-  w.out().append(k_magic, sizeof k_magic);
   w.put(token);
   w.put(inputs);
   w.put(static_cast<uint64_t>(plan.size()));
@@ -197,31 +127,7 @@ void save_plan_cache(const std::filesystem::path& file, const std::string& token
       }
     }
   }
-  fuse::Hash128 sum = fuse::hash_bytes(std::string_view(w.out()).substr(sizeof k_magic));
-  w.put(sum.high);
-  w.put(sum.low);
-  std::filesystem::path tmp = file;
-  tmp += ".new." + std::to_string(::getpid()); // two commands at once: each its own
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) {
-    return;
-  }
-  const std::string& out = w.out();
-  for (size_t done = 0; done < out.size();) {
-    ssize_t put = ::write(fd.get(), out.data() + done, out.size() - done);
-    if (put < 0 && errno == EINTR) {
-      continue;
-    }
-    if (put <= 0) {
-      ::unlink(tmp.c_str());
-      return;
-    }
-    done += static_cast<size_t>(put);
-  }
-  fd.reset();
-  if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-  }
+  write_cache_file(file, w.out());
 }
 
 bool only_staging_leftovers(const std::vector<std::string>& changed,

@@ -330,6 +330,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       save_plan_cache(cache_file, changed->token, *inputs, plan);
     }
   }
+  if (changed && request.validity) {
+    *request.validity = {changed->token, *inputs};
+  }
 
   for (const auto& inc : request.include) {
     if (fuse::in_agent_git(inc)) {
@@ -365,6 +368,14 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     }
   }
   return plan;
+}
+
+bool still_as_at(const Workspace& w, const StateSource& source, const std::string& token,
+                 const std::vector<PlannedChange>& plan) {
+  std::optional<ViewChanges> since = view_changes_since(w.mountpoint, token, 64);
+  return since && !since->everything &&
+         (since->paths.empty() ||
+          only_staging_leftovers(since->paths, w.repo, source.state.upper(), plan));
 }
 
 std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,
