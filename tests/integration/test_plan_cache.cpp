@@ -89,7 +89,8 @@ std::string random_step(std::mt19937& rng, std::string& where) {
 
 struct Outputs {
   std::string status, diff;
-  bool hit = false;
+  bool hit = false;       ///< status reused the plan
+  bool patch_hit = false; ///< diff reused the patch
 };
 
 Outputs look(const MountedWorkspace& w, bool cache) {
@@ -98,11 +99,12 @@ Outputs look(const MountedWorkspace& w, bool cache) {
   }
   Outputs o;
   Run s = w.ws("-vv status --json");
-  Run d = w.ws("diff --no-pager");
+  Run d = w.ws("-vv diff --no-pager");
   ::unsetenv("WS_PLAN_CACHE");
   o.status = std::to_string(s.status) + "\n" + s.out;
   o.diff = std::to_string(d.status) + "\n" + d.out;
   o.hit = s.err.find("plan cache: the plan of now") != std::string::npos;
+  o.patch_hit = d.err.find("patch cache: the patch of now") != std::string::npos;
   return o;
 }
 
@@ -119,7 +121,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   std::mt19937 rng(seed);
   std::ostringstream log;
   const int steps = 70;
-  int hits = 0, misses_after_change = 0;
+  int hits = 0, misses_after_change = 0, patch_hits = 0;
   for (int i = 0; i < steps; ++i) {
     std::string where, step;
     int kind = std::uniform_int_distribution<int>(0, 99)(rng);
@@ -165,6 +167,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
     Outputs second = look(w, true);
     Outputs full = look(w, false);
     hits += second.hit ? 1 : 0;
+    patch_hits += second.patch_hit ? 1 : 0;
     misses_after_change += first.hit ? 0 : 1;
     if (first.status != full.status || second.status != full.status || first.diff != full.diff ||
         second.diff != full.diff) {
@@ -177,7 +180,8 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   }
   // The cache is in use: nearly every second look, when nothing changed in between.
   CHECK(hits > steps * 3 / 4);
-  CHECK(misses_after_change > steps / 2);
+  CHECK(misses_after_change > steps / 4);
+  CHECK(patch_hits > steps * 3 / 4);
 }
 
 TEST_CASE("plan cache: what the record cannot see turns it off") {
@@ -209,6 +213,11 @@ TEST_CASE("plan cache: what the record cannot see turns it off") {
   // `ws apply --check` stages in the real tree and removes it: the plan still holds.
   REQUIRE(w.ws("apply --check").status == 0);
   CHECK(hit());
+  // ws diff twice: the second prints the patch it kept, byte for byte.
+  Run d1 = w.ws("-vv diff --no-pager");
+  Run d2 = w.ws("-vv diff --no-pager");
+  CHECK(d2.err.find("patch cache: the patch of now") != std::string::npos);
+  CHECK(d1.out == d2.out);
   // A damaged cache is none.
   REQUIRE(sh("printf garbage >> plan-cache", w.state_dir()).status == 0);
   CHECK(!hit());
