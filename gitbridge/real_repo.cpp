@@ -158,18 +158,16 @@ std::string RealRepo::containing_submodule(const std::string& path) {
   return {};
 }
 
-void RealRepo::load_global_ignore_files() {
-  m_global_loaded = true;
+std::optional<std::vector<std::string>> RealRepo::outside_ignore_files() {
   // Every file libgit2 may read besides the .gitignore files (ignore.c
   // git_ignore__for_path): info/exclude, and core.excludesFile or, unset, git's XDG
-  // "ignore". Reading one more than libgit2 does only makes the screen answer "maybe" more.
+  // "ignore". Naming one more than libgit2 reads only makes the screen answer "maybe" more.
   std::vector<std::string> files{std::string(git_repository_path(m_repo.get())) + "info/exclude",
                                  std::string(git_repository_commondir(m_repo.get())) +
                                      "info/exclude"};
   git_config* raw = nullptr;
   if (git_repository_config_snapshot(&raw, m_repo.get()) != 0) {
-    m_screen.give_up();
-    return;
+    return std::nullopt;
   }
   ConfigPtr config(raw);
   const char* value = nullptr;
@@ -187,8 +185,18 @@ void RealRepo::load_global_ignore_files() {
     files.push_back(std::string(xdg) + "/git/ignore");
   }
   files.push_back(home_dir() + "/.config/git/ignore");
+  return files;
+}
+
+void RealRepo::load_global_ignore_files() {
+  m_global_loaded = true;
+  std::optional<std::vector<std::string>> files = outside_ignore_files();
+  if (!files) {
+    m_screen.give_up();
+    return;
+  }
   std::string text;
-  for (const auto& f : files) {
+  for (const auto& f : *files) {
     Read r = read_file(f, text);
     if (r == Read::Failed) {
       m_screen.give_up(); // libgit2 decides every path

@@ -43,6 +43,10 @@ public:
   size_t asked_libgit2() const { return m_asked_libgit2; }
   /// The repository's .git directory (for its config).
   std::filesystem::path git_dir() const;
+  /// The ignore files libgit2 may read outside the working tree (info/exclude,
+  /// core.excludesFile or git's XDG "ignore"), present or not; nullopt when the config
+  /// cannot be read.
+  std::optional<std::vector<std::string>> outside_ignore_files();
 
 private:
   const git_index_entry* entry(const std::string& path);

@@ -5,10 +5,13 @@
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/patch_cache.hpp"
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/agent_git_state.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
@@ -68,15 +71,43 @@ std::string name_status(const gitbridge::Patch& patch) {
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
                         const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
-                        const gitbridge::PatchParts& parts) {
+                        const gitbridge::PatchParts& parts, bool pairs_needed) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
   DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
-  r.plan = plan_transfer(
-      w, r.source, {relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true});
+  PlanRequest request{relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true};
+  // The patch a `ws diff` of this very state built (the same options): nothing is read.
+  const std::filesystem::path cache_file = r.source.state.dir / "patch-cache";
+  std::string key = std::string(parts.text ? "text" : "") + (parts.stat ? " stat" : "");
+  for (const auto* list : {&request.paths, &request.include}) {
+    key += "\n" + std::to_string(list->size());
+    for (const std::string& p : *list) {
+      key += '\0' + p;
+    }
+  }
+  PlanValidity valid;
+  if (!pairs_needed && !checkpoint) {
+    PlanRequest plain = request;
+    plain.keep_content = false;
+    plain.validity = &valid;
+    r.plan = plan_transfer(w, r.source, plain);
+    std::optional<CachedPatch> kept;
+    if (!valid.token.empty() && (kept = load_patch_cache(cache_file)) &&
+        kept->key == valid.inputs + key && still_as_at(w, r.source, kept->token, r.plan)) {
+      spdlog::debug("patch cache: the patch of now");
+      r.patch = std::move(kept->patch);
+      return r;
+    }
+    valid = {};
+  }
+  request.validity = pairs_needed || checkpoint ? nullptr : &valid;
+  r.plan = plan_transfer(w, r.source, request);
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
   r.patch = gitbridge::build_patch(r.pairs, parts);
+  if (!valid.token.empty()) {
+    save_patch_cache(cache_file, valid.token, valid.inputs + key, r.patch);
+  }
   return r;
 }
 
@@ -88,7 +119,7 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
   // Thousands of changes take seconds to read: say so on a terminal (progress.hpp).
   Progress progress("diff");
   progress.step("reading the changes");
-  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.stat = o.stat});
+  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.stat = o.stat}, false);
   progress.finish();
   const auto& patch = r.patch;
   bool transfers = !patch.files.empty();

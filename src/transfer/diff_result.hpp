@@ -11,6 +11,8 @@
 namespace ws {
 
 /// The plan and patch for one set of diff/apply options (same inputs, same patch id).
+/// Without `pairs_needed` (ws diff), `pairs` may stay empty: a patch kept from an earlier
+/// `ws diff` of the same state is used (patch_cache.hpp).
 struct DiffResult {
   StateSource source;
   std::vector<PlannedChange> plan;
@@ -24,6 +26,6 @@ struct DiffResult {
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
                         const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
-                        const gitbridge::PatchParts& parts = {});
+                        const gitbridge::PatchParts& parts = {}, bool pairs_needed = true);
 
 } // namespace ws

@@ -90,6 +90,11 @@ void record_reviewed(const Workspace& w, const gitbridge::Patch& patch) {
   fs::create_directories(dir, ec);
   fs::path file = dir / id;
   fs::path temp = dir / (id + ".tmp");
+  if (fs::is_regular_file(file, ec)) {
+    // Kept already (the id is the SHA-256 of this very manifest): only the newest now.
+    fs::last_write_time(file, fs::file_time_type::clock::now(), ec);
+    return;
+  }
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << encode(patch.manifest);

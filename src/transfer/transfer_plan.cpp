@@ -12,10 +12,15 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/content_probe.hpp"
 #include "src/transfer/decide_all.hpp"
+#include "src/transfer/plan_cache.hpp"
+#include "src/transfer/plan_inputs.hpp"
 #include "src/transfer/probe_cache.hpp"
 #include "src/transfer/symlink_facts.hpp"
+#include "src/transfer/view_changes.hpp"
 #include "src/transfer/view_probe.hpp"
 #include "src/workspace/workspace_edit.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <time.h>
@@ -23,6 +28,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 namespace ws {
 
@@ -74,8 +81,11 @@ std::vector<std::string> own_paths(const Workspace& w) {
 
 } // namespace
 
-std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
-                                         const PlanRequest& request, const PlanProgress& progress) {
+namespace {
+
+/// Every change of `source` within the request's pathspecs, with its verdict: the full walk.
+std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& source,
+                                        const PlanRequest& request, const PlanProgress& progress) {
   timespec start{};
   ::clock_gettime(CLOCK_REALTIME, &start); // before any file is looked at: see ProbeCache
   std::vector<fuse::Change> changes =
@@ -220,6 +230,111 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     block_facts.clear();
   }
 
+  return plan;
+}
+
+/// The plan kept by the last command, when it is the plan of now: the daemon says nothing
+/// changed since it was made, and nothing else it read did (plan_cache.hpp). With `keep`
+/// (ws diff, ws apply), what is read of each file is the content the verdicts were
+/// decided on only if nothing changed while it was read either: asked again afterwards.
+std::optional<std::vector<PlannedChange>> cached_plan(const Workspace& w, const StateSource& source,
+                                                      const PlanRequest& request,
+                                                      CachedPlan& cached, const std::string& now) {
+  std::vector<PlannedChange> plan = std::move(cached.plan);
+  if (!request.paths.empty()) {
+    std::erase_if(plan, [&](const PlannedChange& p) {
+      const fuse::Change& c = p.change;
+      return !within_any(c.path, request.paths) &&
+             !(c.kind == fuse::ChangeKind::Renamed && within_any(c.from, request.paths));
+    });
+  }
+  if (!request.keep_content) {
+    return plan;
+  }
+  UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) {
+    return std::nullopt;
+  }
+  std::vector<const std::string*> regular;
+  std::vector<size_t> of;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const fuse::Change& c = plan[i].change;
+    if (c.kind == fuse::ChangeKind::Deleted || !S_ISREG(c.mode) ||
+        plan[i].decision.verdict == filters::Verdict::Blocked ||
+        (c.from.empty() && filters::find_place(c.path) != nullptr)) {
+      continue;
+    }
+    of.push_back(i);
+    regular.push_back(&c.path);
+  }
+  std::vector<ContentProbe> probes = probe_contents(upper.get(), regular, true);
+  std::optional<ViewChanges> since = view_changes_since(w.mountpoint, now, 0);
+  if (!since || since->everything || !since->paths.empty()) {
+    return std::nullopt; // something changed meanwhile: plan it all again
+  }
+  for (size_t k = 0; k < probes.size(); ++k) {
+    if (probes[k].whole) {
+      plan[of[k]].view_content = std::move(probes[k].content);
+    }
+  }
+  return plan;
+}
+
+/// The plan cache is for the live workspace, looked at whole; WS_PLAN_CACHE=0 turns it off
+/// (the tests compare both ways).
+bool plan_cache_allowed(const StateSource& source, const PlanRequest& request) {
+  const char* env = std::getenv("WS_PLAN_CACHE");
+  return !source.checkpoint && !request.only && !(env && std::string_view(env) == "0");
+}
+
+} // namespace
+
+std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
+                                         const PlanRequest& request, const PlanProgress& progress) {
+  // The question to the daemon comes before any file is looked at: whatever changes from
+  // here on is in its next answer, and a plan saved under this token is never trusted past it.
+  std::optional<std::string> inputs;
+  std::optional<CachedPlan> cached;
+  std::optional<ViewChanges> changed;
+  const std::filesystem::path cache_file = source.state.dir / "plan-cache";
+  if (plan_cache_allowed(source, request)) {
+    inputs = plan_inputs_digest(w);
+    if (inputs) {
+      cached = load_plan_cache(cache_file);
+      if (cached && cached->inputs != *inputs) {
+        cached.reset();
+      }
+      changed = view_changes_since(w.mountpoint, cached ? cached->token : "", 64);
+    }
+  }
+  std::optional<std::vector<PlannedChange>> kept;
+  if (cached && changed && !changed->everything &&
+      (changed->paths.empty() ||
+       only_staging_leftovers(changed->paths, w.repo, source.state.upper(), cached->plan))) {
+    kept = cached_plan(w, source, request, *cached, changed->token);
+    spdlog::debug("plan cache: {}", kept ? "the plan of now" : "changed while read");
+    if (kept && !changed->paths.empty() && request.paths.empty()) {
+      save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
+    }
+  } else if (inputs) {
+    spdlog::debug("plan cache: {}", !cached ? "none" : !changed ? "no daemon" : "changes since");
+  }
+  std::vector<PlannedChange> plan;
+  if (kept) {
+    plan = std::move(*kept);
+    if (progress) {
+      progress(plan.size(), plan.size());
+    }
+  } else {
+    plan = plan_changes(w, source, request, progress);
+    if (changed && request.paths.empty()) {
+      save_plan_cache(cache_file, changed->token, *inputs, plan);
+    }
+  }
+  if (changed && request.validity) {
+    *request.validity = {changed->token, *inputs};
+  }
+
   for (const auto& inc : request.include) {
     if (fuse::in_agent_git(inc)) {
       throw Error("'" + inc + "' cannot be included: never transferred: the agent's git is its own",
@@ -254,6 +369,14 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     }
   }
   return plan;
+}
+
+bool still_as_at(const Workspace& w, const StateSource& source, const std::string& token,
+                 const std::vector<PlannedChange>& plan) {
+  std::optional<ViewChanges> since = view_changes_since(w.mountpoint, token, 64);
+  return since && !since->everything &&
+         (since->paths.empty() ||
+          only_staging_leftovers(since->paths, w.repo, source.state.upper(), plan));
 }
 
 std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,

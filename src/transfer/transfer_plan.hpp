@@ -38,13 +38,21 @@ struct StateSource {
 StateSource live_state(const Workspace& w);
 StateSource checkpoint_state(const Workspace& w, unsigned id);
 
+/// Under what a plan of the live workspace holds (plan_cache.hpp): the daemon's token it is
+/// the plan of, and the digest of its other inputs. Empty when no daemon vouched for it.
+struct PlanValidity {
+  std::string token;
+  std::string inputs;
+};
+
 struct PlanRequest {
   std::vector<std::string> paths;   ///< repository-relative pathspecs; empty: everything
   std::vector<std::string> include; ///< repository-relative; withheld paths taken anyway
   /// Look at these paths alone (fuse::compute_changes_at), e.g. what changed since a
   /// checkpoint: costs what they are, not what the workspace holds.
   std::optional<std::vector<std::string>> only;
-  bool keep_content = false; ///< keep what was read of small files (view_content)
+  bool keep_content = false;        ///< keep what was read of small files (view_content)
+  PlanValidity* validity = nullptr; ///< set to what the plan holds under, when known
 };
 
 /// Told how many changes have their verdict, of how many, every few hundred, on the calling
@@ -56,6 +64,12 @@ using PlanProgress = std::function<void(size_t done, size_t total)>;
 std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& source,
                                          const PlanRequest& request,
                                          const PlanProgress& progress = {});
+
+/// True when the live workspace is still what it was at the daemon's `token` (nothing but
+/// ws's own staging came and went since, see only_staging_leftovers) for a plan `plan` made
+/// then. False when no daemon answers.
+bool still_as_at(const Workspace& w, const StateSource& source, const std::string& token,
+                 const std::vector<PlannedChange>& plan);
 
 /// What stood before and what stands now, for each transferring change (in plan order).
 /// Reads only the changed files.

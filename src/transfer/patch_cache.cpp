@@ -1,0 +1,81 @@
+// The last patch of the live workspace, kept between commands (patch_cache.hpp).
+#include "src/transfer/patch_cache.hpp"
+
+#include "src/transfer/cache_codec.hpp"
+
+namespace ws {
+
+namespace {
+constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '1'};
+} // namespace
+
+std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
+  std::optional<CacheBytes> data = read_cache_file(file, k_magic);
+  if (!data) {
+    return std::nullopt;
+  }
+  Reader r(data->data, data->size);
+  CachedPatch out;
+  gitbridge::Patch& p = out.patch;
+  r.get(out.token);
+  r.get(out.key);
+  r.get(p.text);
+  r.get(p.id);
+  r.get(p.stat);
+  uint64_t files = r.get<uint64_t>();
+  if (r.bad() || files > data->size) {
+    return std::nullopt;
+  }
+  p.files.resize(files);
+  for (gitbridge::FileStat& f : p.files) {
+    f.status = r.get<char>();
+    r.get(f.old_path);
+    r.get(f.path);
+    f.added = r.get<uint64_t>();
+    f.deleted = r.get<uint64_t>();
+    f.binary = r.get<char>() != 0;
+  }
+  uint64_t entries = r.get<uint64_t>();
+  if (r.bad() || entries > data->size) {
+    return std::nullopt;
+  }
+  p.manifest.resize(entries);
+  for (gitbridge::ManifestEntry& m : p.manifest) {
+    r.get(m.path);
+    r.get(m.from);
+    r.get(m.id);
+  }
+  if (r.bad() || !r.done()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+void save_patch_cache(const std::filesystem::path& file, const std::string& token,
+                      const std::string& key, const gitbridge::Patch& p) {
+  Writer w(k_magic);
+  w.out().reserve(p.text.size() + p.stat.size() + 128 * (p.files.size() + 1));
+  w.put(token);
+  w.put(key);
+  w.put(p.text);
+  w.put(p.id);
+  w.put(p.stat);
+  w.put(static_cast<uint64_t>(p.files.size()));
+  for (const gitbridge::FileStat& f : p.files) {
+    w.put(f.status);
+    w.put(f.old_path);
+    w.put(f.path);
+    w.put(static_cast<uint64_t>(f.added));
+    w.put(static_cast<uint64_t>(f.deleted));
+    w.put(static_cast<char>(f.binary ? 1 : 0));
+  }
+  w.put(static_cast<uint64_t>(p.manifest.size()));
+  for (const gitbridge::ManifestEntry& m : p.manifest) {
+    w.put(m.path);
+    w.put(m.from);
+    w.put(m.id);
+  }
+  write_cache_file(file, w.out());
+}
+
+} // namespace ws

@@ -1,0 +1,225 @@
+// The plan cache (docs/transfer.md, "The plan cache"): a command that reuses the last plan
+// must say exactly what a full walk says. After each of many seeded random steps (the
+// agent's writes, renames, deletes, chmod, symlinks, ignore files, nested repositories and
+// commits in the view; the person's edits, commits, excludes and ws config in the real tree;
+// clean remounts with edits while unmounted; a status with no daemon; `ws reset` of a path;
+// `ws apply --check`, which stages in the real tree),
+// `ws status --json` and `ws diff` with the cache equal the same commands with
+// WS_PLAN_CACHE=0, and the cache is used where nothing changed.
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ws::test;
+
+namespace {
+
+/// One step: a shell command run in the view (the agent's side) or in the real tree (the
+/// person's), made from the seeded generator.
+std::string random_step(std::mt19937& rng, std::string& where) {
+  static const std::vector<std::string> dirs{"", "src/", "lib/sub/", "build/", "env/", "n d/"};
+  static const std::vector<std::string> names{"a.c", "b.txt", "c.o", "run.sh", "x.bin", "n"};
+  auto pick = [&](const std::vector<std::string>& v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+  };
+  where = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? "real" : "view";
+  std::string d = pick(dirs), d2 = pick(dirs), n = pick(names), n2 = pick(names);
+  std::string path = q(d + n), path2 = q(d2 + n2);
+  std::string dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
+  std::string text = std::to_string(rng() % 1000);
+  switch (std::uniform_int_distribution<int>(0, 17)(rng)) {
+  case 0:
+  case 1:
+    return "mkdir -p " + dir + " && echo " + text + " >> " + path;
+  case 2:
+    return "mkdir -p " + dir + " && printf 'a\\0b" + text + "' > " + path; // binary
+  case 3:
+    return "rm -f " + path;
+  case 4:
+    return "[ -f " + path + " ] && mkdir -p " + dir2 + " && mv -f " + path + " " + path2 + " || :";
+  case 5:
+    return d.empty() || d2.empty() || d == d2
+               ? ":"
+               : "[ -d " + dir + " ] && [ ! -e " + dir2 + " ] && mkdir -p " + dir2 + " && rmdir " +
+                     dir2 + " && mv " + dir + " " + dir2 + " || :";
+  case 6:
+    return d.empty() ? ":" : "rm -rf " + dir;
+  case 7:
+    return "[ -f " + path + " ] && chmod " + (rng() % 2 ? "+x " : "-x ") + path + " || :";
+  case 8:
+    return "[ -f " + path + " ] && printf x | dd of=" + path +
+           " bs=1 count=1 conv=notrunc status=none || :";
+  case 9:
+    return "mkdir -p " + dir + " && ln -sfn " + (rng() % 2 ? q("../" + n2) : q("/etc/passwd")) +
+           " " + q(d + "link");
+  case 10:
+    return "mkdir -p " + dir + " && echo " + q(rng() % 2 ? "*.o" : n2) + " >> " +
+           q(d + ".gitignore");
+  case 11:
+    return rng() % 3 == 0
+               ? "mkdir -p " + dir + " && echo home=/usr > " + q(d + "pyvenv.cfg")
+               : "mkdir -p " + q(d + "nested/.git") + " && echo x > " + q(d + "nested/f");
+  case 12:
+    if (where == "real") {
+      return "git add -A >/dev/null 2>&1 && git -c user.name=p -c user.email=p@p commit -qm p "
+             ">/dev/null 2>&1 || :";
+    }
+    return "git add -A >/dev/null 2>&1 && git -c user.name=a -c user.email=a@a commit -qm a "
+           ">/dev/null 2>&1 || :";
+  case 13:
+    where = "real";
+    return "echo " + q(rng() % 2 ? "*.txt" : n) + " >> .git/info/exclude";
+  case 14:
+    where = "real";
+    return rng() % 2 ? "git config ws.withhold " + q("*" + n2)
+                     : "git config --unset ws.withhold || :";
+  case 15:
+    return "[ -f " + path + " ] && touch -d '2001-01-01' " + path + " || :";
+  default:
+    return "mkdir -p " + dir + " && printf '#!/bin/sh\\necho " + text + "\\n' > " + path +
+           " && chmod +x " + path;
+  }
+}
+
+struct Outputs {
+  std::string status, diff;
+  bool hit = false;       ///< status reused the plan
+  bool patch_hit = false; ///< diff reused the patch
+};
+
+Outputs look(const MountedWorkspace& w, bool cache) {
+  if (!cache) {
+    ::setenv("WS_PLAN_CACHE", "0", 1);
+  }
+  Outputs o;
+  Run s = w.ws("-vv status --json");
+  Run d = w.ws("-vv diff --no-pager");
+  ::unsetenv("WS_PLAN_CACHE");
+  o.status = std::to_string(s.status) + "\n" + s.out;
+  o.diff = std::to_string(d.status) + "\n" + d.out;
+  o.hit = s.err.find("plan cache: the plan of now") != std::string::npos;
+  o.patch_hit = d.err.find("patch cache: the patch of now") != std::string::npos;
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over random steps") {
+  TestRepo repo;
+  repo.write(".gitignore", "*.o\nbuild/\n");
+  repo.write("lib/sub/deep.c", "deep\n");
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  const char* env_seed = std::getenv("WS_TEST_SEED"); // other interleavings, by hand
+  const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 10;
+  std::mt19937 rng(seed);
+  std::ostringstream log;
+  const int steps = 70;
+  int hits = 0, misses_after_change = 0, patch_hits = 0;
+  for (int i = 0; i < steps; ++i) {
+    std::string where, step;
+    int kind = std::uniform_int_distribution<int>(0, 99)(rng);
+    bool mounted = true;
+    if (kind < 4) {
+      // A clean remount, with the person's edit while nothing ran.
+      std::string offline = random_step(rng, where);
+      step = "(unmount; in the real tree: " + offline + "; mount)";
+      w.unmount();
+      sh("(cd " + q(repo.path().string()) + " && " + offline + ") >/dev/null 2>&1");
+      w.mount();
+      where.clear();
+    } else if (kind < 6) {
+      // No daemon: a full walk; then the person edits before the next mount.
+      std::string offline = random_step(rng, where);
+      step = "(unmount; status; in the real tree: " + offline + "; mount)";
+      w.unmount();
+      mounted = false;
+      Outputs cached = look(w, true), full = look(w, false);
+      CHECK_MESSAGE(!cached.hit, "a plan was reused with no daemon to vouch for it");
+      CHECK(cached.status == full.status);
+      sh("(cd " + q(repo.path().string()) + " && " + offline + ") >/dev/null 2>&1");
+      w.mount();
+      where.clear();
+    } else if (kind < 10) {
+      step = "(ws apply --check)"; // stages in the real tree, then removes what it staged
+      w.ws("apply --check");
+    } else if (kind < 12) {
+      step = "(ws reset src)";
+      w.ws("reset src"); // fails when nothing changed there
+    } else {
+      step = random_step(rng, where);
+    }
+    (void)mounted;
+    log << i << " " << where << ": " << step << "\n";
+    if (!where.empty()) {
+      std::string cwd = where == "real" ? repo.path().string() : w.view().string();
+      sh("(cd " + q(cwd) + " && " + step + ") >/dev/null 2>&1");
+    }
+    // The first look after a change plans (and keeps) it; the second may reuse it; the
+    // third walks in full. All three must agree.
+    Outputs first = look(w, true);
+    Outputs second = look(w, true);
+    Outputs full = look(w, false);
+    hits += second.hit ? 1 : 0;
+    patch_hits += second.patch_hit ? 1 : 0;
+    misses_after_change += first.hit ? 0 : 1;
+    if (first.status != full.status || second.status != full.status || first.diff != full.diff ||
+        second.diff != full.diff) {
+      FAIL("seed " << seed << ", step " << i << ":\nfirst:\n"
+                   << first.status << first.diff << "\nsecond:\n"
+                   << second.status << second.diff << "\nfull walk:\n"
+                   << full.status << full.diff << "\nsteps:\n"
+                   << log.str());
+    }
+  }
+  // The cache is in use: nearly every second look, when nothing changed in between.
+  CHECK(hits > steps * 3 / 4);
+  CHECK(misses_after_change > steps / 4);
+  CHECK(patch_hits > steps * 3 / 4);
+}
+
+TEST_CASE("plan cache: what the record cannot see turns it off") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("echo new > new.txt").status == 0);
+  auto hit = [&] {
+    Run r = w.ws("-vv status");
+    REQUIRE(r.status == 0);
+    return r.err.find("plan cache: the plan of now") != std::string::npos;
+  };
+  hit();
+  CHECK(hit());
+  // A config file that includes others: their content is not stamped.
+  REQUIRE(sh("git config include.path /nonexistent", repo.path()).status == 0);
+  hit();
+  CHECK(!hit());
+  REQUIRE(sh("git config --unset include.path", repo.path()).status == 0);
+  hit();
+  CHECK(hit());
+  // The person's index changed (the record leaves the real .git out): planned again.
+  REQUIRE(sh("echo t > tracked.txt && git add tracked.txt", repo.path()).status == 0);
+  CHECK(!hit());
+  CHECK(hit());
+  // The agent's HEAD moved (its .git is left out too).
+  REQUIRE(w.in_view("git add -A && git -c user.name=a -c user.email=a@a commit -qm a").status == 0);
+  CHECK(!hit());
+  CHECK(hit());
+  // `ws apply --check` stages in the real tree and removes it: the plan still holds.
+  REQUIRE(w.ws("apply --check").status == 0);
+  CHECK(hit());
+  // ws diff twice: the second prints the patch it kept, byte for byte.
+  Run d1 = w.ws("-vv diff --no-pager");
+  Run d2 = w.ws("-vv diff --no-pager");
+  CHECK(d2.err.find("patch cache: the patch of now") != std::string::npos);
+  CHECK(d1.out == d2.out);
+  // A damaged cache is none.
+  REQUIRE(sh("printf garbage >> plan-cache", w.state_dir()).status == 0);
+  CHECK(!hit());
+  CHECK(hit());
+}
