@@ -12,7 +12,8 @@ enum class Arity { Unknown, Flag, Value, ValueAttached };
 /// What `arg` ("--writable", "--network=off", "-C", "-Cdir", "-vv") is among `app`'s options.
 Arity arity(const CLI::App& app, const std::string& arg) {
   for (const CLI::Option* opt : app.get_options()) {
-    bool takes = opt->get_type_size() != 0;
+    // A counting flag (-v/-vv) has a type size but expects no value.
+    bool takes = opt->get_type_size() != 0 && opt->get_expected_max() != 0;
     if (arg.rfind("--", 0) == 0) {
       std::string name = arg.substr(2, arg.find('=') - 2);
       for (const auto& l : opt->get_lnames()) {

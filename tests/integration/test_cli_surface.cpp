@@ -35,6 +35,19 @@ TEST_CASE("cli: ws run --writable PATH COMMAND without -- runs COMMAND") {
   CHECK(opts.out.find("--writable") != npos);
 }
 
+// A global flag before the command (`ws -v run ...`) was taken for an option with a value:
+// `run` became its value, and the agent's own `-c` an unknown option of ws run.
+TEST_CASE("cli: ws -v run -- COMMAND with options of its own runs COMMAND") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  for (const char* flags : {"-v run", "-vv run", "run -v", "--verbose run"}) {
+    Run r = w.ws(std::string(flags) + " --network=off -- sh -c 'echo agent-ran'");
+    INFO(flags << ": " << r.status << "\n" << r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("agent-ran") != npos);
+  }
+}
+
 TEST_CASE("cli: ws list --json and ws list --all list every workspace") {
   TestRepo repo;
   TestRepo other;
