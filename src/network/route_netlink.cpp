@@ -62,8 +62,13 @@ void dump_family(int family, std::vector<Route>& out) {
       throw dump_error("recv", errno);
     }
     int left = static_cast<int>(n);
-    for (auto* h = reinterpret_cast<nlmsghdr*>(buffer.data()); NLMSG_OK(h, left);
-         h = NLMSG_NEXT(h, left)) {
+    // NLMSG_OK itself compares the header's unsigned length with the signed `left` (clang
+    // warns inside the macro): the same checks, spelled out.
+    auto fits = [&left](const nlmsghdr* h) {
+      return left >= static_cast<int>(sizeof(nlmsghdr)) && h->nlmsg_len >= sizeof(nlmsghdr) &&
+             h->nlmsg_len <= static_cast<unsigned>(left);
+    };
+    for (auto* h = reinterpret_cast<nlmsghdr*>(buffer.data()); fits(h); h = NLMSG_NEXT(h, left)) {
       if (h->nlmsg_type == NLMSG_DONE) {
         return;
       }
