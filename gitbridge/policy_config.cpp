@@ -270,22 +270,34 @@ std::filesystem::path resolved(const std::filesystem::path& p) {
 
 } // namespace
 
-std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree) {
+namespace {
+
+/// The real repository and a snapshot of its config: every level libgit2 knows (system, XDG,
+/// global, local, worktree), as git would read them. Opened once for all the questions below.
+struct RealConfig {
+  RepoPtr repo;
+  ConfigPtr cfg;
+};
+
+RealConfig open_real_config(const std::filesystem::path& worktree) {
   git_repository* raw = nullptr;
   git_check(git_repository_open(&raw, worktree.c_str()),
             "cannot open repository '" + worktree.string() + "'");
-  RepoPtr repo(raw);
+  RealConfig out{RepoPtr(raw), nullptr};
   git_config* raw_cfg = nullptr;
-  // The snapshot holds every level libgit2 knows (system, XDG, global, local, worktree), as
-  // git would read them.
-  git_check(git_repository_config_snapshot(&raw_cfg, repo.get()),
+  git_check(git_repository_config_snapshot(&raw_cfg, out.repo.get()),
             "cannot read the git config of '" + worktree.string() + "'");
-  ConfigPtr cfg(raw_cfg);
-  EntryPtr entry = find_entry(cfg.get(), "core.hooksPath");
+  out.cfg.reset(raw_cfg);
+  return out;
+}
+
+std::optional<std::string> hooks_dir_in(const RealConfig& real) {
+  git_repository* repo = real.repo.get();
+  EntryPtr entry = find_entry(real.cfg.get(), "core.hooksPath");
   if (!entry || !entry->value || !*entry->value) {
     return std::nullopt; // git then uses $GIT_DIR/hooks, which the policy blocks anyway
   }
-  const char* workdir = git_repository_workdir(repo.get());
+  const char* workdir = git_repository_workdir(repo);
   if (!workdir) {
     return std::nullopt; // bare: no worktree for a hook to hide in
   }
@@ -307,8 +319,6 @@ std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktre
   }
   return out;
 }
-
-namespace {
 
 /// Words of a command line as the shell would split it, roughly: whitespace-separated, quotes
 /// removed. Enough to find the paths a command names; never used to run anything.
@@ -348,21 +358,14 @@ constexpr const char* k_command_keys =
     "alias\\..*|credential\\..*helper|pager\\..*|interactive\\.difffilter|"
     "uploadpack\\.packobjectshook|core\\.gitproxy)$";
 
-} // namespace
-
-std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree) {
-  git_repository* raw = nullptr;
-  git_check(git_repository_open(&raw, worktree.c_str()),
-            "cannot open repository '" + worktree.string() + "'");
-  RepoPtr repo(raw);
-  const char* workdir = git_repository_workdir(repo.get());
+std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
+                                                    const std::filesystem::path& worktree) {
+  git_repository* repo = real.repo.get();
+  git_config* cfg = real.cfg.get();
+  const char* workdir = git_repository_workdir(repo);
   if (!workdir) {
     return {};
   }
-  git_config* raw_cfg = nullptr;
-  git_check(git_repository_config_snapshot(&raw_cfg, repo.get()),
-            "cannot read the git config of '" + worktree.string() + "'");
-  ConfigPtr cfg(raw_cfg);
   const std::filesystem::path top = resolved(workdir);
   std::vector<filters::ConfigFileUse> out;
   auto add_inside = [&](const std::filesystem::path& p, const char* key) {
@@ -373,7 +376,7 @@ std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::p
   };
   auto each = [&](const char* pattern, const std::function<void(const git_config_entry&)>& f) {
     git_config_iterator* raw_it = nullptr;
-    git_check(git_config_iterator_glob_new(&raw_it, cfg.get(), pattern),
+    git_check(git_config_iterator_glob_new(&raw_it, cfg, pattern),
               "cannot read the git config of '" + worktree.string() + "'");
     GitPtr<git_config_iterator, git_config_iterator_free> it(raw_it);
     git_config_entry* entry = nullptr;
@@ -395,8 +398,8 @@ std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::p
     if (file->is_absolute()) {
       bases.emplace_back();
     } else if (entry.level >= GIT_CONFIG_LEVEL_LOCAL) {
-      bases.emplace_back(git_repository_commondir(repo.get()));
-      bases.emplace_back(git_repository_path(repo.get()));
+      bases.emplace_back(git_repository_commondir(repo));
+      bases.emplace_back(git_repository_path(repo));
     } else if (const char* home = std::getenv("HOME"); home && *home) {
       bases.emplace_back(home);
       bases.emplace_back(std::filesystem::path(home) / ".config/git");
@@ -424,6 +427,22 @@ std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::p
     }
   });
   return out;
+}
+
+} // namespace
+
+std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree) {
+  return hooks_dir_in(open_real_config(worktree));
+}
+
+std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree) {
+  return config_files_in(open_real_config(worktree), worktree);
+}
+
+void load_worktree_config(const std::filesystem::path& worktree, filters::PolicyConfig& config) {
+  RealConfig real = open_real_config(worktree);
+  config.hooks_path = hooks_dir_in(real).value_or("");
+  config.git_config_files = config_files_in(real, worktree);
 }
 
 } // namespace ws::gitbridge

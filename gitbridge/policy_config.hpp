@@ -66,4 +66,8 @@ std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktre
 /// '/'-separated. Resolved like hooks_dir_inside; throws GitError the same way.
 std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree);
 
+/// Both of the above into `config` (hooks_path, git_config_files), from one open of the
+/// repository and one read of its config.
+void load_worktree_config(const std::filesystem::path& worktree, filters::PolicyConfig& config);
+
 } // namespace ws::gitbridge

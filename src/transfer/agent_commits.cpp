@@ -123,8 +123,7 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
   gitbridge::RealRepo repo(w.repo, w.layout.dir / "gitlink-cache");
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
-  config.hooks_path = gitbridge::hooks_dir_inside(w.repo).value_or("");
-  config.git_config_files = gitbridge::config_files_inside(w.repo);
+  gitbridge::load_worktree_config(w.repo, config);
   fuse::UniqueFd real(::open(w.repo.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   // Every commit's changes first: a path is judged under every name a symlink gives it, the
   // person's or one the agent made in any of its commits.

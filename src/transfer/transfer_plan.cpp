@@ -95,8 +95,7 @@ std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& s
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   // Hooks run by the person's git from the REAL core.hooksPath: read from the real config.
-  config.hooks_path = gitbridge::hooks_dir_inside(w.repo).value_or("");
-  config.git_config_files = gitbridge::config_files_inside(w.repo);
+  gitbridge::load_worktree_config(w.repo, config);
   ViewProbe probe(w, source);
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!upper) {
