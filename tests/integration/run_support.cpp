@@ -161,6 +161,11 @@ void Person::own(const fs::path& p) const {
 
 fs::path Person::view(const std::string& name) const {
   Run r = ws("-w " + q(name) + " mount");
+  // An empty path would send sh_as() into the real project: a write meant for the view
+  // would land beside it and the test would look for it in vain.
+  REQUIRE_MESSAGE((r.status == 0 && !r.out.empty()), "ws mount as " << label() << ": " << r.status
+                                                                    << "\n"
+                                                                    << r.out << r.err);
   return r.out.substr(0, r.out.find('\n'));
 }
 
