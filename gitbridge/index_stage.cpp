@@ -26,48 +26,58 @@ void fill_stat(git_index_entry& e, const std::filesystem::path& file) {
   e.gid = st.st_gid;
   e.file_size = static_cast<uint32_t>(st.st_size);
 }
+
+/// The repository at `worktree` (no search upward) and its index, freed together.
+struct RealIndex {
+  RepoPtr repo;
+  IndexPtr index;
+};
+
+RealIndex open_real_index(const std::filesystem::path& worktree) {
+  RealIndex out;
+  git_repository* raw = nullptr;
+  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+            "open repository " + worktree.string());
+  out.repo.reset(raw);
+  git_index* index_raw = nullptr;
+  git_check(git_repository_index(&index_raw, out.repo.get()),
+            "read the index of " + worktree.string());
+  out.index.reset(index_raw);
+  return out;
+}
 } // namespace
 
 std::vector<std::optional<BlobSide>> index_entries(const std::filesystem::path& worktree,
                                                    const std::vector<std::string>& paths) {
-  git_repository* raw = nullptr;
-  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-            "open repository " + worktree.string());
-  RepoPtr repo(raw);
-  git_index* index_raw = nullptr;
-  git_check(git_repository_index(&index_raw, repo.get()), "read the index of " + worktree.string());
-  IndexPtr index(index_raw);
+  RealIndex real = open_real_index(worktree);
+  git_index* index = real.index.get();
   std::vector<std::optional<BlobSide>> out;
   for (const auto& path : paths) {
-    const git_index_entry* e = git_index_get_bypath(index.get(), path.c_str(), 0);
+    const git_index_entry* e = git_index_get_bypath(index, path.c_str(), 0);
     if (!e || (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
                e->mode != GIT_FILEMODE_LINK)) {
       out.emplace_back();
       continue;
     }
-    git_blob* blob = nullptr;
-    git_check(git_blob_lookup(&blob, repo.get(), &e->id), "read the staged '" + path + "'");
+    git_blob* raw_blob = nullptr;
+    git_check(git_blob_lookup(&raw_blob, real.repo.get(), &e->id),
+              "read the staged '" + path + "'");
+    BlobPtr blob(raw_blob);
     BlobSide side;
     side.mode = static_cast<GitMode>(e->mode);
-    side.content.assign(static_cast<const char*>(git_blob_rawcontent(blob)),
-                        static_cast<size_t>(git_blob_rawsize(blob)));
-    git_blob_free(blob);
+    side.content.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                        static_cast<size_t>(git_blob_rawsize(blob.get())));
     out.push_back(std::move(side));
   }
   return out;
 }
 
 void stage_paths(const std::filesystem::path& worktree, const std::vector<StagedPath>& paths) {
-  git_repository* raw = nullptr;
-  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-            "open repository " + worktree.string());
-  RepoPtr repo(raw);
-  git_index* index_raw = nullptr;
-  git_check(git_repository_index(&index_raw, repo.get()), "read the index of " + worktree.string());
-  IndexPtr index(index_raw);
+  RealIndex real = open_real_index(worktree);
+  git_index* index = real.index.get();
   for (const auto& p : paths) {
     if (!p.content.present()) {
-      git_check(git_index_remove_bypath(index.get(), p.path.c_str()),
+      git_check(git_index_remove_bypath(index, p.path.c_str()),
                 "remove '" + p.path + "' from the index");
       continue;
     }
@@ -78,11 +88,11 @@ void stage_paths(const std::filesystem::path& worktree, const std::vector<Staged
     if (p.matches_worktree) {
       fill_stat(e, worktree / p.path);
     }
-    git_check(git_index_add_from_buffer(index.get(), &e, p.content.content.data(),
-                                        p.content.content.size()),
-              "stage '" + p.path + "'");
+    git_check(
+        git_index_add_from_buffer(index, &e, p.content.content.data(), p.content.content.size()),
+        "stage '" + p.path + "'");
   }
-  git_check(git_index_write(index.get()), "write the index of " + worktree.string());
+  git_check(git_index_write(index), "write the index of " + worktree.string());
 }
 
 } // namespace ws::gitbridge

@@ -15,6 +15,15 @@
 
 namespace ws::test {
 
+/// Who commits in these tests: the agent (in `ws run`) and the person (in the real tree).
+constexpr const char* k_agent_git = "git -c user.name=Agent -c user.email=agent@example.com";
+constexpr const char* k_person_git = "git -c user.name=Person -c user.email=person@example.com";
+
+/// `script` run as the agent: confined by `ws run`, in its view (the caller checks the status).
+inline Run run_as_agent(const MountedWorkspace& w, const std::string& script) {
+  return w.ws("run -- sh -c " + q(script));
+}
+
 /// "line 1\n" ... "line N\n", with line `k` replaced by `with` when `k` > 0.
 inline std::string lines(int n, int k = 0, const std::string& with = "") {
   std::string out;

@@ -1,6 +1,7 @@
 // The agent's git is its own (docs/agent-git.md): real git in a view, as the agent (`ws run`)
 // and as the person (in the real tree). Neither side's commits move the other's HEAD; the
 // person's gc never breaks the agent's git; linked worktrees work; pins go with the workspace.
+#include "tests/integration/apply_support.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -14,13 +15,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto npos = std::string::npos;
-constexpr const char* k_agent_git = "git -c user.name=Agent -c user.email=agent@example.com";
-constexpr const char* k_person_git = "git -c user.name=Person -c user.email=person@example.com";
 
-/// `script` run as the agent: confined by `ws run`, in its view.
 Run agent(const MountedWorkspace& w, const std::string& script) {
-  Run r = w.ws("run -- sh -c " + q(script));
-  return r;
+  return run_as_agent(w, script);
 }
 
 std::string out_of(const Run& r) {

@@ -16,11 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto npos = std::string::npos;
-constexpr const char* k_agent_git = "git -c user.name=Agent -c user.email=agent@example.com";
-constexpr const char* k_person_git = "git -c user.name=Person -c user.email=person@example.com";
-
 Run agent(const MountedWorkspace& w, const std::string& script) {
-  Run r = w.ws("run -- sh -c " + q(script));
+  Run r = run_as_agent(w, script);
   INFO("agent: " << script << "\n" << r.out << r.err);
   CHECK(r.status == 0);
   return r;

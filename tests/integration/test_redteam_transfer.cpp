@@ -23,6 +23,18 @@ bool transfers_silently(const std::string& verdict) {
   return verdict.rfind("transfer", 0) == 0;
 }
 
+/// For each (symlink, file reached through it): not both land with no verdict.
+void check_no_silent_alias(const MountedWorkspace& w,
+                           const std::vector<std::pair<std::string, std::string>>& aliased) {
+  for (const auto& [link, target] : aliased) {
+    std::string vl = verdict_of(w, link);
+    std::string vt = verdict_of(w, target);
+    INFO(link << ": " << vl << "; " << target << ": " << vt);
+    CHECK_MESSAGE(!(transfers_silently(vl) && transfers_silently(vt)),
+                  link << " and " << target << " both transfer with no verdict");
+  }
+}
+
 /// A terminal control in `s`: C0 (but newline and tab), DEL, C1 as UTF-8, bidi overrides.
 bool has_control(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
@@ -66,15 +78,7 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a withheld place
       {".claude", "cfg/settings.json"},
       {".husky", "h/pre-commit"},
       {"gradle", "g/wrapper/gradle-wrapper.properties"}};
-  for (const auto& entry : aliased) {
-    const std::string link = entry.first;
-    const std::string target = entry.second;
-    std::string vl = verdict_of(w, link);
-    std::string vt = verdict_of(w, target);
-    INFO(link << ": " << vl << "; " << target << ": " << vt);
-    CHECK_MESSAGE(!(transfers_silently(vl) && transfers_silently(vt)),
-                  link << " and " << target << " both transfer with no verdict");
-  }
+  check_no_silent_alias(w, aliased);
 
   Run a = w.ws("apply");
   INFO("ws apply: " << a.status << "\n" << a.out << a.err);
@@ -112,15 +116,7 @@ TEST_CASE("redteam transfer: a directory symlink does not carry a flagged place 
       {".vscode", "editor/tasks.json"},
       {".cargo", "c/config.toml"},
       {".github/workflows", "ci/deploy.yml"}};
-  for (const auto& entry : aliased) {
-    const std::string link = entry.first;
-    const std::string target = entry.second;
-    std::string vl = verdict_of(w, link);
-    std::string vt = verdict_of(w, target);
-    INFO(link << ": " << vl << "; " << target << ": " << vt);
-    CHECK_MESSAGE(!(transfers_silently(vl) && transfers_silently(vt)),
-                  link << " and " << target << " both transfer with no verdict");
-  }
+  check_no_silent_alias(w, aliased);
 }
 
 // Was a hole, closed: build and CI inputs the policy does not name transfer with no verdict:
