@@ -158,19 +158,23 @@ int run_sandbox_init(int argc, char** argv) {
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, &original);
-  // The supervisor's thread starts first (after Landlock: it connects in the sandbox's
-  // domain); then this thread, and so the agent, goes under the filter.
   // pid 1's own inherited fds, before its supervisor's thread opens any.
   close_inherited_fds(socket_filter);
+  // The supervisor's thread starts first (after Landlock: it connects in the sandbox's
+  // domain); then this thread, and so the agent, goes under the filter. From Landlock ABI 9
+  // the kernel itself refuses every pathname unix socket made outside: no call of the
+  // agent's waits for pid 1 then.
   std::unique_ptr<SocketSupervisor> sockets;
-  if (socket_filter >= 0) {
+  if (socket_filter >= 0 && !scope.unix_paths) {
     sockets = std::make_unique<SocketSupervisor>();
     std::string why = sockets->supervise_calling_thread(socket_filter);
-    ::close(socket_filter);
     if (!why.empty()) {
       std::fprintf(stderr, "ws: cannot supervise the agent's sockets: %s\n", why.c_str());
       return 126;
     }
+  }
+  if (socket_filter >= 0) {
+    ::close(socket_filter);
   }
   pid_t agent = ::fork();
   if (agent < 0) {
