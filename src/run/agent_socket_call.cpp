@@ -161,7 +161,7 @@ std::optional<CallResult> AgentSocketCall::prepare(const seccomp_notif& n, int l
   m_socket.reset(
       static_cast<int>(::syscall(SYS_pidfd_getfd, m_pidfd.get(), static_cast<int>(d.args[0]), 0)));
   if (!m_socket) {
-    return CallResult{0, errno == EBADF ? EBADF : errno};
+    return CallResult{0, errno}; // EBADF as the call would; EPERM: not dumpable (docs/run.md)
   }
   int status = ::fcntl(m_socket.get(), F_GETFL);
   int type = 0;
@@ -212,7 +212,7 @@ std::optional<CallResult> AgentSocketCall::prepare(const seccomp_notif& n, int l
     break;
   case Kind::sendmmsg: {
     m_flags = static_cast<int>(d.args[3]);
-    std::uint64_t count = std::min(d.args[2], k_max_messages);
+    std::uint64_t count = std::min(d.args[2] & 0xffffffffU, k_max_messages); // an unsigned int
     if (count == 0) {
       return CallResult{0, 0};
     }

@@ -184,6 +184,15 @@ int run_sandbox_init(int argc, char** argv) {
   if (agent == 0) {
     exec_agent(command, original);
   }
+  if (sockets) {
+    // The supervisor holds the agent's sockets and passed descriptors while their calls
+    // block: pid 1's own limit, not the agent's, goes up to what it may be.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      ::setrlimit(RLIMIT_NOFILE, &files);
+    }
+  }
   for (;;) {
     siginfo_t info{};
     if (::sigwaitinfo(&handled, &info) < 0) {

@@ -110,12 +110,12 @@ void check_datagram_socket(const std::string& user) {
   CHECK_MESSAGE(!service.reached(), "a datagram from inside reached the host service");
 }
 
-/// Writes "started" in the project, waits for PATH to appear (made on the host afterwards),
-/// connects: svc=OK or the errno name.
+/// Writes the file STARTED, waits for PATH to appear (made on the host afterwards), connects:
+/// svc=OK or the errno name.
 const std::string k_connect_later = "import errno, os, socket, sys, time\n"
-                                    "path = sys.argv[1]\n"
-                                    "open('started', 'w').close()\n"
-                                    "end = time.time() + 40\n"
+                                    "path, started = sys.argv[1:3]\n"
+                                    "open(started, 'w').close()\n"
+                                    "end = time.time() + 120\n"
                                     "while not os.path.exists(path) and time.time() < end:\n"
                                     "    time.sleep(0.05)\n"
                                     "s = socket.socket(socket.AF_UNIX)\n"
@@ -130,22 +130,24 @@ void check_socket_made_later(const std::string& user) {
   OutsideDir dir({"/srv", "/var/lib", "/opt"});
   TempDir notes;
   std::string sock = (dir.path() / "later.sock").string();
-  REQUIRE(p.ws("run --network=off -- true").status == 0); // the workspace, to watch its view
+  fs::path started = p.scratch() / "started";
   // ws covers the host's sockets it finds when the session starts: this one is not there yet.
   auto session = std::async(std::launch::async, [&] {
-    return p.ws("run --network=off -- " + py() + " -c " + q(k_connect_later) + " " + q(sock));
+    return p.ws("run --network=off --writable " + q(p.scratch().string()) + " -- " + py() + " -c " +
+                q(k_connect_later) + " " + q(sock) + " " + q(started.string()));
   });
-  bool started = p.wait_in_view("started", 60);
+  bool is_running = wait_for(started, 600);
   HostService service(dir.path(), sock, "stream", notes.path() / "note");
   Run r = session.get();
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
-  REQUIRE(started);
+  REQUIRE(is_running);
   REQUIRE(service.ready());
   CHECK(r.status == 0);
   CHECK(field(r.out, "svc") == "ECONNREFUSED");
   CHECK_MESSAGE(!service.reached(), "the host service got a connection from inside");
   // The control: the person reaches it.
-  Run host = p.sh_as(py() + " -c " + q(k_connect_later) + " " + q(sock), p.scratch());
+  Run host =
+      p.sh_as(py() + " -c " + q(k_connect_later) + " " + q(sock) + " " + q(started.string()));
   CHECK(field(host.out, "svc") == "OK");
 }
 
@@ -173,6 +175,9 @@ const std::string k_own_sockets =
     "    c.connect(path)\n"
     "    c.sendall(b'ping')\n"
     "    return c.recv(100) == b'PING'\n"
+    "serve('view.sock')\n" // in the project: a file of the view (FUSE)
+    "check('view', lambda: ask('view.sock'))\n"
+    "os.unlink('view.sock')\n"
     "os.makedirs('/tmp/s/' + 'd' * 100, exist_ok=True)\n"
     "serve('/tmp/s/own.sock')\n"
     "check('absolute', lambda: ask('/tmp/s/own.sock'))\n"
@@ -221,8 +226,8 @@ void check_own_sockets(const std::string& user) {
   Run r = p.ws("run --network=off -- " + py() + " -c " + q(k_own_sockets));
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
-  for (const char* key : {"absolute", "relative", "long", "abstract", "sendto", "sendmsg", "fds",
-                          "big", "multiprocessing"}) {
+  for (const char* key : {"view", "absolute", "relative", "long", "abstract", "sendto", "sendmsg",
+                          "fds", "big", "multiprocessing"}) {
     CHECK_MESSAGE(field(r.out, key) == "OK", key);
   }
   CHECK(field(r.out, "missing").find("FileNotFoundError") != npos);
