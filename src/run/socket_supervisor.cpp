@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,6 +19,10 @@
 #include <mutex>
 #include <thread>
 
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS // Linux 6.6
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
@@ -156,6 +161,10 @@ std::string SocketSupervisor::supervise_calling_thread(int bpf_fd) {
   if (fd < 0) {
     return std::string("seccomp: ") + std::strerror(errno);
   }
+  // The agent's thread and pid 1's hand a call back and forth: switch straight to the
+  // other, not through the scheduler's queue (Linux 6.6; a round trip on a busy machine took
+  // ten times longer without).
+  ::ioctl(static_cast<int>(fd), SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
   std::lock_guard lock(m_state->mutex);
   m_state->listener = static_cast<int>(fd);
   m_state->changed.notify_all();
