@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -101,7 +102,10 @@ struct SocketSupervisor::State {
     seccomp_notif* request = nullptr;
     seccomp_notif_resp* unused = nullptr;
     if (seccomp_notify_alloc(&request, &unused) != 0) {
-      return; // the agent's calls then fail with ENOSYS when pid 1 exits: never open
+      // Without a listener the agent's supervised calls fail (ENOSYS): closed, not hanging.
+      std::fprintf(stderr, "ws: cannot supervise the agent's sockets: out of memory\n");
+      ::close(listener);
+      return;
     }
     auto refused_here = [self](const std::string& path) { self->note_refused(path); };
     // The kernel wants the request zeroed (its size), libseccomp leaves it as it is.
