@@ -289,7 +289,13 @@ int AgentSocketCall::read_message(std::uint64_t at, Message& m, const OnRefused&
     local.msg_control = m.control.data();
     local.msg_controllen = m.control.size();
     for (cmsghdr* c = CMSG_FIRSTHDR(&local); c != nullptr; c = CMSG_NXTHDR(&local, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) {
+      // The agent wrote the lengths: one that runs past the buffer is refused (as the
+      // kernel does), never followed.
+      auto offset = static_cast<std::size_t>(reinterpret_cast<char*>(c) - m.control.data());
+      if (c->cmsg_len < sizeof(cmsghdr) || c->cmsg_len > m.control.size() - offset) {
+        return EINVAL;
+      }
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
         continue;
       }
       std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);

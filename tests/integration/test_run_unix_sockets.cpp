@@ -292,7 +292,20 @@ const std::string k_bypasses =
     "prog = Prog(1, ctypes.cast(allow, ctypes.c_void_p))\n"
     // seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)
     "fd = libc.syscall(L(317), L(1), L(8), ctypes.byref(prog))\n"
-    "print('listener=' + ('OK' if fd >= 0 else errno.errorcode[ctypes.get_errno()]))\n";
+    "print('listener=' + ('OK' if fd >= 0 else errno.errorcode[ctypes.get_errno()]))\n"
+    // A sendmsg whose ancillary data claims to be larger than it is: pid 1 reads that
+    // length, and must refuse it as the kernel does (EINVAL), not follow it.
+    "import socket, struct\n"
+    "a, b = socket.socketpair()\n"
+    "control = ctypes.create_string_buffer(struct.pack('QiiI', 1 << 20, 1, 1, 0), 24)\n"
+    "data = ctypes.create_string_buffer(b'x')\n"
+    "iov = (ctypes.c_uint64 * 2)(ctypes.addressof(data), 1)\n"
+    "msg = (ctypes.c_uint64 * 7)(0, 0, ctypes.addressof(iov), 1, ctypes.addressof(control), "
+    "24, 0)\n"
+    "n = libc.syscall(L(46), L(a.fileno()), msg, L(0))\n" // sendmsg
+    "print('cmsg=' + ('OK' if n >= 0 else errno.errorcode[ctypes.get_errno()]))\n"
+    "a.sendmsg([b'after'])\n"
+    "print('after=' + ('OK' if b.recv(9) == b'after' else 'wrong'))\n";
 
 } // namespace
 
@@ -320,10 +333,13 @@ TEST_CASE("run unix sockets: node's IPC and git's credential cache work inside")
   as_each(check_node_and_git);
 }
 
-TEST_CASE("run unix sockets: io_uring and a seccomp listener of the agent's are refused") {
+TEST_CASE("run unix sockets: io_uring, a seccomp listener of the agent's and a lying sendmsg are "
+          "refused") {
   Person p("");
   Run r = p.ws("run --network=off -- " + py() + " -c " + q(k_bypasses));
   INFO("ws run " << r.status << "\n" << r.out << r.err);
   CHECK(field(r.out, "io_uring") == "ENOSYS");
   CHECK(field(r.out, "listener") == "EPERM");
+  CHECK(field(r.out, "cmsg") == "EINVAL");
+  CHECK(field(r.out, "after") == "OK"); // pid 1 still serves
 }
