@@ -196,6 +196,9 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (spec.max_procs > 0) {
     add({"--max-procs", std::to_string(spec.max_procs)});
   }
+  if (sync.socket_filter >= 0) {
+    add({"--sockets", std::to_string(sync.socket_filter)});
+  }
   if (sync.go >= 0 && sync.ready >= 0) {
     add({"--sync", std::to_string(sync.go) + "," + std::to_string(sync.ready)});
   }
@@ -351,6 +354,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
   std::string bwrap = trusted_program("bwrap", "bubblewrap", "WS_BWRAP");
   std::string slirp = spec.network ? UserNetwork::program() : std::string();
   fuse::UniqueFd filter = terminal_injection_filter();
+  fuse::UniqueFd socket_filter = socket_supervision_filter();
   startup_step("seccomp filter built");
   probe(bwrap, spec, filter.get(), spec.probe_cache);
   startup_step("sandbox probed (once per boot)");
@@ -381,7 +385,8 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
   }
   ProcessLimit limit(spec.max_procs);
   std::vector<std::string> argv =
-      bwrap_command(bwrap, spec, filter.get(), info_write.get(), {go_read.get(), ready_write.get()},
+      bwrap_command(bwrap, spec, filter.get(), info_write.get(),
+                    {go_read.get(), ready_write.get(), socket_filter.get()},
                     resolv ? resolv.get() : -1, false, generated_fds);
   std::vector<char*> args = c_args(argv);
 
@@ -420,7 +425,7 @@ int run_confined(const SandboxSpec& spec, const OnStarted& created, const OnStar
       }
     }
     for (int fd : {filter.get(), info_write.get(), go_read.get(), ready_write.get(),
-                   resolv ? resolv.get() : -1}) {
+                   socket_filter.get(), resolv ? resolv.get() : -1}) {
       if (fd >= 0) {
         ::fcntl(fd, F_SETFD, 0);
       }

@@ -61,6 +61,7 @@ using OnStarted = std::function<void(pid_t)>;
 struct SyncFds {
   int go = -1;
   int ready = -1;
+  int socket_filter = -1; ///< socket_supervision_filter(), which pid 1 loads on the agent
 };
 
 /// The bwrap command line for `spec`. `seccomp_fd` holds the BPF program (seccomp_filter.hpp);

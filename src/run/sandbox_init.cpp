@@ -4,6 +4,7 @@
 #include "src/run/sandbox_init.hpp"
 
 #include "src/run/landlock.hpp"
+#include "src/run/socket_supervisor.hpp"
 
 #include <linux/close_range.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,13 +30,23 @@ namespace {
 
 constexpr int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
-void close_inherited_fds() {
-  // Whatever ws run or bwrap held open must not reach the agent: it starts with 0, 1, 2.
-  if (::syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
-    for (int fd = 3; fd < 65536; ++fd) {
-      ::close(fd);
+void close_fds(unsigned from, unsigned to) {
+  if (from <= to && ::syscall(SYS_close_range, from, to, 0U) != 0) {
+    for (unsigned fd = from; fd <= to && fd < 65536; ++fd) {
+      ::close(static_cast<int>(fd));
     }
   }
+}
+
+/// Whatever ws run or bwrap held open must not reach the agent: it starts with 0, 1, 2. pid 1
+/// keeps `keep` (its socket supervisor's listener) and nothing else either.
+void close_inherited_fds(int keep = -1) {
+  if (keep < 3) {
+    close_fds(3, ~0U);
+    return;
+  }
+  close_fds(3, static_cast<unsigned>(keep) - 1);
+  close_fds(static_cast<unsigned>(keep) + 1, ~0U);
 }
 
 [[noreturn]] void exec_agent(char** argv, const sigset_t& original_mask) {
@@ -55,6 +67,34 @@ void close_inherited_fds() {
   ::_exit(err == ENOENT ? 127 : 126);
 }
 
+/// A path the agent chose, safe on the person's terminal.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c >= 0x7f || c == '\\') {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void say_refused(const SocketSupervisor& sockets) {
+  std::vector<std::string> refused = sockets.refused();
+  for (std::size_t i = 0; i < refused.size() && i < 8; ++i) {
+    std::fprintf(stderr,
+                 "ws: refused the agent's connection to %s: a unix socket made outside the "
+                 "sandbox\n",
+                 printable(refused[i]).c_str());
+  }
+  if (refused.size() > 8) {
+    std::fprintf(stderr, "ws: ... and %zu more unix sockets refused\n", refused.size() - 8);
+  }
+}
+
 int status_code(int status) {
   if (WIFSIGNALED(status)) {
     return 128 + WTERMSIG(status);
@@ -67,13 +107,15 @@ int status_code(int status) {
 int run_sandbox_init(int argc, char** argv) {
   int i = 2;
   long max_procs = 0;
-  int go = -1, ready = -1;
+  int go = -1, ready = -1, socket_filter = -1;
   std::vector<std::string> writable;
   for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
     if (std::string_view(argv[i]) == "--max-procs" && i + 1 < argc) {
       max_procs = std::atol(argv[++i]);
     } else if (std::string_view(argv[i]) == "--write" && i + 1 < argc) {
       writable.emplace_back(argv[++i]);
+    } else if (std::string_view(argv[i]) == "--sockets" && i + 1 < argc) {
+      socket_filter = std::atoi(argv[++i]);
     } else if (std::string_view(argv[i]) == "--sync" && i + 1 < argc) {
       std::sscanf(argv[++i], "%d,%d", &go, &ready);
     }
@@ -108,6 +150,7 @@ int run_sandbox_init(int argc, char** argv) {
     ::close(ready);
   }
 
+  // Blocked before any thread starts, so that they stay with the main thread's sigwaitinfo.
   sigset_t handled, original;
   sigemptyset(&handled);
   sigaddset(&handled, SIGCHLD);
@@ -115,6 +158,24 @@ int run_sandbox_init(int argc, char** argv) {
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, &original);
+  // pid 1's own inherited fds, before its supervisor's thread opens any.
+  close_inherited_fds(socket_filter);
+  // The supervisor's thread starts first (after Landlock: it connects in the sandbox's
+  // domain); then this thread, and so the agent, goes under the filter. From Landlock ABI 9
+  // the kernel itself refuses every pathname unix socket made outside: no call of the
+  // agent's waits for pid 1 then.
+  std::unique_ptr<SocketSupervisor> sockets;
+  if (socket_filter >= 0 && !scope.unix_paths) {
+    sockets = std::make_unique<SocketSupervisor>();
+    std::string why = sockets->supervise_calling_thread(socket_filter);
+    if (!why.empty()) {
+      std::fprintf(stderr, "ws: cannot supervise the agent's sockets: %s\n", why.c_str());
+      return 126;
+    }
+  }
+  if (socket_filter >= 0) {
+    ::close(socket_filter);
+  }
   pid_t agent = ::fork();
   if (agent < 0) {
     std::fprintf(stderr, "ws: cannot start the agent: fork: %s\n", std::strerror(errno));
@@ -123,7 +184,15 @@ int run_sandbox_init(int argc, char** argv) {
   if (agent == 0) {
     exec_agent(command, original);
   }
-  close_inherited_fds();
+  if (sockets) {
+    // The supervisor holds the agent's sockets and passed descriptors while their calls
+    // block: pid 1's own limit, not the agent's, goes up to what it may be.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      ::setrlimit(RLIMIT_NOFILE, &files);
+    }
+  }
   for (;;) {
     siginfo_t info{};
     if (::sigwaitinfo(&handled, &info) < 0) {
@@ -147,6 +216,9 @@ int run_sandbox_init(int argc, char** argv) {
         // resume it, and ws run must not hand the terminal back while it lives.
         ::kill(agent, SIGCONT);
         continue;
+      }
+      if (sockets) {
+        say_refused(*sockets);
       }
       return status_code(status);
     }

@@ -9,6 +9,8 @@ namespace ws {
 ///  - tells ws run it runs (a byte on READY) and starts the agent only on ws run's word (a
 ///    byte on GO), so the network and the session record exist before the agent does;
 ///  - scopes the sandbox with Landlock (no abstract unix socket or signal outside);
+///  - supervises the agent's connect/sendto/sendmsg/sendmmsg on a thread of its own
+///    (socket_supervisor.hpp): no pathname unix socket made outside the sandbox;
 ///  - starts the agent in a session of its own, on the terminal it was given (the pty of
 ///    `ws run`) as its controlling terminal, with fds 0, 1, 2 and nothing else, every signal
 ///    at its default;

@@ -160,6 +160,8 @@ void check_host_socket(const std::string& user, const std::string& prefix, bool 
   CHECK(field(r.out, "svc") != "<missing>");
   CHECK_MESSAGE(field(r.out, "svc") != "OK", sock << " was reachable from inside");
   CHECK_MESSAGE(!listener.had_client(), "the host service got a connection from inside");
+  // The person is told, once the session ends.
+  CHECK(r.err.find("ws: refused the agent's connection to " + sock) != npos);
 }
 
 void check_relative_socket(const std::string& user) {
@@ -180,12 +182,12 @@ TEST_CASE("redteam sandbox: the person's session keyring is out of the agent's r
   as_each(check_session_keyring);
 }
 
-// HOLE: a host service that binds its socket by a relative path (postfix's master binds
-// "public/pickup", "private/..." in /var/spool/postfix) shows in /proc/net/unix without a
-// leading '/', so ws never covers it: the agent connects to it. Closed from Landlock ABI 9
-// (Linux 7.1, LANDLOCK_ACCESS_FS_RESOLVE_UNIX); may_fail on older kernels (docs/run.md).
-TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of reach" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): a host service that binds its socket by a relative
+// path (postfix's master binds "public/pickup", "private/..." in /var/spool/postfix) shows in
+// /proc/net/unix without a leading '/', so ws's /dev/null cover cannot find it. The sandbox's
+// pid 1 performs every connect() itself and refuses a pathname socket not bound in the
+// sandbox's network namespace (ECONNREFUSED; Landlock ABI 9 does the same in the kernel).
+TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of reach") {
   as_each([](const std::string& user) {
     // The listener binds "service.sock" in its directory: what /proc/net/unix shows is
     // relative.
@@ -193,12 +195,11 @@ TEST_CASE("redteam sandbox: a host socket bound by a relative path is out of rea
   });
 }
 
-// HOLE: a socket bound by a process in another network namespace (a container, another
-// sandbox, anything started with unshare -n) is not in the host's /proc/net/unix at all, so
-// ws never covers it; connect() to a pathname socket crosses network namespaces. Closed from
-// Landlock ABI 9 (Linux 7.1); may_fail on older kernels (docs/run.md).
-TEST_CASE("redteam sandbox: a host socket bound in another network namespace is out of reach" *
-          doctest::may_fail()) {
+// Attack that did not work (kept closed): a socket bound by a process in another network
+// namespace (a container, another sandbox, anything started with unshare -n) is not in the
+// host's /proc/net/unix at all, and connect() to a pathname socket crosses network
+// namespaces. Refused by pid 1's socket supervision, as above.
+TEST_CASE("redteam sandbox: a host socket bound in another network namespace is out of reach") {
   as_each(check_other_netns_socket);
 }
 
