@@ -199,7 +199,7 @@ HostExposure plan_host_exposure(const std::vector<std::string>& command) {
   }
   for (const auto& s : host_socket_paths()) {
     if (!under_any(s, e.private_dirs) && fs::is_socket(s, ec)) {
-      e.masked.push_back(s);
+      e.host_sockets.push_back(s);
     }
   }
   return e;

@@ -18,9 +18,13 @@ struct HostExposure {
   /// and attributes files, editor settings), toolchains installed in it (~/.cargo/bin, ~/.rustup,
   /// ~/.nvm, ~/.pyenv, ~/.local/bin ...), PATH directories, the agent's own program.
   std::vector<std::filesystem::path> read_only;
-  /// Covered by /dev/null: host secrets outside the home (/etc/shadow, ssh host keys...) and
-  /// every unix socket the host listens on that would otherwise show (/proc/net/unix).
+  /// Covered by /dev/null: host secrets outside the home (/etc/shadow, ssh host keys...).
   std::vector<std::filesystem::path> masked;
+  /// Every unix socket the host listens on that would otherwise show (/proc/net/unix at the
+  /// start). Covered by /dev/null only under --network=host: in the sandbox's own network
+  /// namespace pid 1 refuses every socket made outside (docs/run.md), whenever it was made,
+  /// and a cover of a socket its service removes meanwhile would fail the session's start.
+  std::vector<std::filesystem::path> host_sockets;
   /// Files ws writes for the session, read-only inside at these paths: the agent's
   /// ~/.gitconfig (git_home_config.hpp), in place of the person's.
   std::vector<std::pair<std::filesystem::path, std::string>> generated;

@@ -153,11 +153,20 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   std::vector<fs::path> covered = spec.host.private_dirs;
   covered.insert(covered.end(), spec.hidden.begin(), spec.hidden.end());
   covered.push_back(spec.project);
-  for (const auto& m : spec.host.masked) {
+  auto cover = [&](const fs::path& m) {
     bool shown = !under_any(m, covered) || under_any(m, spec.host.read_only) ||
                  under_any(m, spec.readable) || under_any(m, spec.writable);
     if (shown && !is_under_or_same(m, spec.project)) {
       add({"--ro-bind", "/dev/null", m.string()});
+    }
+  };
+  std::for_each(spec.host.masked.begin(), spec.host.masked.end(), cover);
+  if (spec.host_network) {
+    for (const auto& s : spec.host.host_sockets) {
+      std::error_code gone;
+      if (fs::is_socket(s, gone)) { // gone since the scan: bwrap could not make its mountpoint
+        cover(s);
+      }
     }
   }
   if (const char* rt = std::getenv("XDG_RUNTIME_DIR"); rt && *rt && rt[0] == '/') {

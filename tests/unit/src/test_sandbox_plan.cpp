@@ -12,11 +12,14 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 using namespace ws;
@@ -209,6 +212,31 @@ TEST_CASE("bwrap_command: namespaces always, the view last, state hidden after w
   std::vector<std::string> p = bwrap_command("/usr/bin/bwrap", spec, 3, -1, {}, -1, true);
   CHECK(p.back() == "/bin/true");
   CHECK(index_of(p, {"--as-pid-1"}) < 0);
+}
+
+TEST_CASE("bwrap_command: host sockets covered under --network=host only, and only while there") {
+  ws::test::TempDir dir;
+  fs::path live = dir.path() / "live.sock";
+  fuse::UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, live.c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  SandboxSpec spec;
+  spec.project = "/home/u/project";
+  spec.view = "/run/user/1000/ws/p/default";
+  spec.cwd = spec.project;
+  spec.host.host_sockets = {live, dir.path() / "gone.sock"};
+  spec.command = {"agent"};
+  spec.init = "/usr/bin/ws";
+  // Its own network namespace: pid 1 refuses them all; a cover would only risk the start.
+  std::vector<std::string> own = bwrap_command("/usr/bin/bwrap", spec, 3, 4, {5, 6}, -1);
+  CHECK(index_of(own, {"--ro-bind", "/dev/null", live.string()}) < 0);
+  spec.host_network = true;
+  std::vector<std::string> host = bwrap_command("/usr/bin/bwrap", spec, 3, 4, {5, 6}, -1);
+  CHECK(index_of(host, {"--ro-bind", "/dev/null", live.string()}) >= 0);
+  // A socket its service removed since the scan: bwrap could not make the mountpoint.
+  CHECK(index_of(host, {"--ro-bind", "/dev/null", (dir.path() / "gone.sock").string()}) < 0);
 }
 
 TEST_CASE("sandbox: the paths an agent's output says were read-only") {
