@@ -47,8 +47,14 @@ uint64_t ChangeLog::note(std::string_view path, bool dir) {
     key += '/';
   }
   std::lock_guard lock(m_mutex);
-  uint64_t seq = ++m_seq;
+  uint64_t seq = m_seq + 1;
   auto [it, inserted] = m_by_path.try_emplace(key, seq);
+  if (!inserted && it->second > m_issued.load(std::memory_order_relaxed)) {
+    // Noted since the last token was handed out (a create, then its mode and times): every
+    // token given so far already gets it, and one given later is not owed it.
+    return it->second;
+  }
+  m_seq = seq;
   if (!inserted) {
     auto old = m_by_seq.find(it->second);
     m_by_seq.insert(m_by_seq.end(), {seq, std::move(old->second)});

@@ -275,7 +275,7 @@ void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_i
       fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
       return;
     }
-    UniqueFd fd = fs.open_for_read(n); // stays open until the data is sent
+    IoFd fd = fs.open_for_read(n); // stays open until the data is sent
     fuse_bufvec buf = fd_buffer(size, fd.get(), off);
     fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
   });
@@ -286,7 +286,7 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
     OverlayFs& fs = fs_of(req);
     if (!fh_of(fi)) {
       Node* n = checked_node(req, ino);
-      UniqueFd fd = fs.open_for_write(n);
+      IoFd fd = fs.open_for_write(n);
       size_t size = fuse_buf_size(in);
       AllocationWatch room = AllocationWatch::for_write(fs.disk(), fd.get(),
                                                         static_cast<uint64_t>(off), size, "write");
@@ -347,7 +347,7 @@ void ll_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 
 void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
   guarded(req, "fsync", [&] {
-    UniqueFd own;
+    IoFd own;
     if (!fh_of(fi)) {
       own = fs_of(req).open_for_read(fs_of(req).node(ino));
     }
@@ -539,7 +539,7 @@ void ll_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_i
   guarded(req, "lseek", [&] {
     OverlayFs& fs = fs_of(req);
     Node* n = checked_node(req, ino);
-    UniqueFd own;
+    IoFd own;
     if (!fh_of(fi)) {
       own = fs.open_for_read(n);
     }

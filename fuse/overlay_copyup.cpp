@@ -522,7 +522,9 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
 }
 
 void OverlayFs::set_owner(int dirfd, const char* name, const Caller& c, Node* parent) {
-  if (!m_root_daemon) {
+  if (!m_root_daemon || (c.uid == m_euid && c.gid == m_egid)) {
+    // Made with the caller's ids already: the kernel gave it our own, or in a setgid
+    // directory the directory's group, as it would have given the caller.
     return;
   }
   gid_t gid = c.gid;
@@ -531,7 +533,7 @@ void OverlayFs::set_owner(int dirfd, const char* name, const Caller& c, Node* pa
   if (setgid_dir) {
     gid = pst.st_gid; // BSD group semantics in setgid directories, as ext4
   }
-  if (c.uid == ::geteuid() && gid == ::getegid()) {
+  if (c.uid == m_euid && gid == m_egid) {
     return; // created with these already
   }
   if (::fchownat(dirfd, name, c.uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {

@@ -55,7 +55,7 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   std::shared_lock tree(m_tree);
   std::string path = join_path(path_locked(parent), name);
   check_git_change(c, parent, path, S_IFREG);
-  if (try_resolve_locked(parent, name, path)) {
+  auto open_existing = [&]() -> std::pair<Entry, std::unique_ptr<FileHandle>> {
     if (flags & O_EXCL) {
       throw SystemError(EEXIST, "create '" + path + "'");
     }
@@ -63,7 +63,7 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
     try {
       auto fh = open_locked(c, e.node, flags, &path);
       struct stat st = stat_object_locked(e.node); // not getattr(): m_tree is held
-      settle_created_handle(e.node, fh, flags, st.st_mode);
+      settle_created_handle(e.node, fh, flags & O_ACCMODE, st.st_mode, false);
       present(e.node, st);
       e.attr = st;
       return {e, std::move(fh)};
@@ -72,42 +72,62 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
       forget(e.node, 1);
       throw;
     }
+  };
+  // Where no real directory is merged, the O_EXCL create below finds out alone whether the
+  // name exists (the kernel asks after a LOOKUP that missed, so it rarely does).
+  bool merged = parent->lower_fd.load() >= 0;
+  if (merged && try_resolve_locked(parent, name, path)) {
+    return open_existing();
   }
   m_disk.require(4096, "create"); // as for any new name (overlay_namespace.cpp)
   ensure_upper_dir(parent);
   int pu = parent->upper_fd.load();
   std::string n(name);
+  // With stateless opens the fd is kept for the requests that follow (settle_created_handle),
+  // whoever sends them: open for reading and writing, and without O_APPEND (a WRITE comes
+  // with its offset, which the kernel computed for an O_APPEND caller).
+  int oflags = flags & ~k_strip;
+  if (m_stateless) {
+    oflags = (oflags & ~(O_ACCMODE | O_APPEND)) | O_RDWR;
+  }
   auto fh = std::make_unique<FileHandle>();
-  fh->fd = UniqueFd(
-      ::openat(pu, n.c_str(), (flags & ~k_strip) | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777));
+  fh->fd = UniqueFd(::openat(pu, n.c_str(), oflags | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777));
   if (!fh->fd) {
+    if (errno == EEXIST && !merged) {
+      return open_existing();
+    }
     throw_errno("create", path);
   }
   set_owner(pu, n.c_str(), c, parent);
   settle_new_mode(pu, n, fh->fd.get(), mode, path);
+  Found created; // what resolving the name again would find, without doing it
+  if (::fstat(fh->fd.get(), &created.st) != 0) {
+    throw_errno("stat new file", path);
+  }
+  created.on_upper = true;
   fh->on_upper = true;
   fh->path = path;
   note_created_locked(parent, path);
   ProcessInfo creator = record(c, "create", path);
-  Entry e = attach_entry_locked(parent, name, path);
+  Entry e = entry_from_locked(parent, name, path, std::move(created));
   m_mapped.remember(e.node->ino.load(), c.pid, c.uid, creator); // who may map it next
-  settle_created_handle(e.node, fh, flags, mode);
+  settle_created_handle(e.node, fh, oflags & O_ACCMODE, mode, true);
   return {e, std::move(fh)};
 }
 
-void OverlayFs::settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int flags,
-                                      mode_t mode) {
+void OverlayFs::settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int accmode,
+                                      mode_t mode, bool fresh) {
   if (!m_stateless || !fh) {
     return;
   }
   // The kernel that does not send OPEN does not send RELEASE either, not even for a
   // CREATE's handle (fs/fuse/file.c, fuse_file_put): every handle kept here would leak its
-  // fd (one per file an `npm install` writes). Writes come without a handle and open the
-  // file themselves, as for any other file; only a daemon that cannot reopen it by its mode
-  // keeps the fd, in a bounded set.
-  int accmode = flags & O_ACCMODE;
+  // fd (one per file an `npm install` writes). The view keeps no handle; the fd goes to
+  // m_created, which keeps the newest few for the writes and setattrs that follow (tar,
+  // npm, a compiler: content, then mode and times). A file opened by name again (not
+  // created here) is kept only by a daemon that could not reopen it by its mode.
   mode_t need = accmode == O_RDONLY ? S_IRUSR : accmode == O_WRONLY ? S_IWUSR : S_IRUSR | S_IWUSR;
-  if (!m_root_daemon && (mode & need) != need) {
+  if (fresh || (!m_root_daemon && (mode & need) != need)) {
     m_created.put(n, std::move(fh->fd), accmode);
   }
   fh.reset();
@@ -137,7 +157,7 @@ int OverlayFs::read_fd(Node* n, FileHandle& fh) {
 
 void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, off_t offset,
                           off_t length) {
-  UniqueFd own;
+  IoFd own;
   std::string path;
   if (fh) {
     path = fh->path;
@@ -167,19 +187,27 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     return st;
   }
   copy_up(n);
-  UniqueFd obj = open_object_locked(n, O_PATH);
-  int fd = obj.get();
-  std::string proc = proc_fd_path(fd);
   bool symlink = n->type == S_IFLNK;
+  // The fd that created the file, while m_created keeps it (tar, npm and compilers set the
+  // mode and times of what they just wrote): no name to resolve, no /proc path to walk.
+  // Else an O_PATH fd on the object, reached through /proc/self/fd.
+  auto [kept, kept_mode] = symlink ? std::pair<CreatedFds::Fd, int>{} : m_created.find_any(n);
+  UniqueFd obj;
+  if (!kept) {
+    obj = open_object_locked(n, O_PATH);
+  }
+  int fd = kept ? kept->get() : obj.get();
+  std::string proc = kept ? std::string() : proc_fd_path(fd); // for chmod and times
   if (to_set & FUSE_SET_ATTR_MODE) {
     if (symlink) {
       throw SystemError(EOPNOTSUPP, "chmod of a symlink '" + path + "'");
     }
-    if (::chmod(proc.c_str(), attr.st_mode & 07777) != 0) {
+    mode_t m = attr.st_mode & 07777;
+    if ((kept ? ::fchmod(fd, m) : ::chmod(proc.c_str(), m)) != 0) {
       throw_errno("chmod", path);
     }
     char mode[16];
-    std::snprintf(mode, sizeof mode, "%04o", attr.st_mode & 07777);
+    std::snprintf(mode, sizeof mode, "%04o", m);
     record(c, "chmod", path, {}, mode);
   }
   if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
@@ -194,8 +222,14 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
   if (to_set & FUSE_SET_ATTR_SIZE) {
     // Growing leaves a hole (nothing allocated); shrinking frees: measured either way.
     AllocationWatch watch(m_disk, fd, 0, "truncate");
-    int rc = (fh && fh->on_upper) ? ::ftruncate(fh->fd.get(), attr.st_size)
-                                  : ::truncate(proc.c_str(), attr.st_size);
+    int rc;
+    if (fh && fh->on_upper) {
+      rc = ::ftruncate(fh->fd.get(), attr.st_size);
+    } else if (kept && kept_mode != O_RDONLY) {
+      rc = ::ftruncate(fd, attr.st_size);
+    } else {
+      rc = ::truncate(proc_fd_path(fd).c_str(), attr.st_size);
+    }
     if (rc != 0) {
       throw_errno("truncate", path);
     }
@@ -217,13 +251,21 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
       tv[1] = attr.st_mtim;
     }
     int rc = symlink ? ::utimensat(object_dir_locked(n), n->name.c_str(), tv, AT_SYMLINK_NOFOLLOW)
+             : kept  ? ::futimens(fd, tv)
                      : ::utimensat(AT_FDCWD, proc.c_str(), tv, 0);
     if (rc != 0) {
       throw_errno("utimens", path);
     }
     record(c, "utimens", path);
   }
-  struct stat st = stat_object_locked(n); // not getattr(): the tree lock is held already
+  struct stat st {};
+  if (kept) {
+    if (::fstat(fd, &st) != 0) {
+      throw_errno("stat", path);
+    }
+  } else {
+    st = stat_object_locked(n); // not getattr(): the tree lock is held already
+  }
   present(n, st);
   return st;
 }

@@ -237,9 +237,9 @@ public:
   /// The kernel checked the caller's right to read (or write) when it opened the file; a
   /// daemon that is not root may still be refused by the file's mode (a file created
   /// 0444): then the fd kept at creation, or the file opened despite its mode.
-  UniqueFd open_for_read(Node* n);
+  IoFd open_for_read(Node* n);
   /// Copies the object up first if it still is the real tree's.
-  UniqueFd open_for_write(Node* n);
+  IoFd open_for_write(Node* n);
   /// Coalesces a write into the pending journal entry of (file, process): consecutive
   /// writes of one process to one file within 200 ms make one entry of byte ranges. The
   /// path and command are read when a burst starts, not on every write.
@@ -381,13 +381,15 @@ private:
   /// open_object_locked for a stateless READ or WRITE (`accmode`): the fd kept when the file
   /// was created, else the object itself, despite its mode if the daemon owns it
   /// (open_despite_mode_locked).
-  UniqueFd open_stateless_locked(Node* n, int accmode);
+  IoFd open_stateless_locked(Node* n, int accmode);
   /// Opens `n` (an upper object the daemon owns, whose mode refuses the daemon) by adding
   /// the owner's permission for the open, under n->mutex. Throws EACCES otherwise.
   UniqueFd open_despite_mode_locked(Node* n, int accmode);
-  /// With stateless opens: keeps `fh`'s fd in m_created if the daemon could not open the
-  /// file again (its mode `mode`), and drops the handle (the kernel never releases it).
-  void settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int flags, mode_t mode);
+  /// With stateless opens: drops the handle (the kernel never releases it), keeping its fd
+  /// (opened with `accmode`) in m_created when `fresh` (the file was created by this
+  /// request) or when the daemon could not open the file again (its mode `mode`).
+  void settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int accmode, mode_t mode,
+                             bool fresh);
   /// Gives a non-directory about to lose its name an fd of its own (needs m_tree held).
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
@@ -416,8 +418,8 @@ private:
   /// Gives the object just made at `dirfd`/`name` (or `fd`, when given) exactly the
   /// permission bits of `mode`: the kernel already took the caller's umask from it, and the
   /// daemon's own umask (or a default ACL above upper/) must not take more (overlay_namespace.cpp).
-  static void settle_new_mode(int dirfd, const std::string& name, int fd, mode_t mode,
-                              const std::string& path);
+  void settle_new_mode(int dirfd, const std::string& name, int fd, mode_t mode,
+                       const std::string& path) const;
 
   void watch_locked(Node* dir);   // needs m_table
   void unwatch_locked(Node* dir); // needs m_table
@@ -467,6 +469,13 @@ private:
   UniqueFd m_real_git;
   bool m_same_dev = true;
   bool m_root_daemon = false;
+  uid_t m_euid = 0; ///< the daemon's, fixed for its life
+  gid_t m_egid = 0;
+  /// The daemon's umask (read at start; nothing in the daemon changes it), and whether it
+  /// alone decides what it takes from a new object's mode: false when upper/ has a default
+  /// ACL (its mask applies instead) or the umask could not be read.
+  mode_t m_umask = 0;
+  bool m_umask_applies = false;
 
   MetaStore m_meta;
   JournalWriter m_journal;
@@ -486,7 +495,7 @@ private:
   HostCallers m_hosts;
   std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
   bool m_stateless = false;
-  CreatedFds m_created; ///< after every other lock (a leaf)
+  CreatedFds m_created; ///< the newest files' creating fds; after every other lock (a leaf)
   WriteGate m_writes;
   /// What changed since the last checkpoint (its mutex is a leaf), and the tree that is
   /// relative to (the control thread's).

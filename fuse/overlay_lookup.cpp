@@ -6,9 +6,11 @@
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace ws::fuse {
@@ -32,6 +34,25 @@ namespace {
 
 UniqueFd open_path(int dirfd, const char* name, int extra = 0) {
   return UniqueFd(::openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | extra));
+}
+
+/// The process's umask, read without changing it (Linux 4.7+ shows it in /proc/self/status).
+std::optional<mode_t> process_umask() {
+  std::FILE* f = std::fopen("/proc/self/status", "re");
+  if (!f) {
+    return std::nullopt;
+  }
+  std::optional<mode_t> mask;
+  char line[256];
+  unsigned value = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::sscanf(line, "Umask: %o", &value) == 1) {
+      mask = static_cast<mode_t>(value);
+      break;
+    }
+  }
+  std::fclose(f);
+  return mask;
 }
 
 UniqueFd open_dir_checked(const std::filesystem::path& p, int flags, const char* what) {
@@ -68,6 +89,13 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   struct timespec times[2] = {lst.st_atim, lst.st_mtim};
   ::utimensat(AT_FDCWD, upper_root.c_str(), times, 0);
   m_root_daemon = ::geteuid() == 0;
+  m_euid = ::geteuid();
+  m_egid = ::getegid();
+  if (std::optional<mode_t> mask = process_umask()) {
+    m_umask = *mask;
+    ssize_t acl = ::getxattr(upper_root.c_str(), "system.posix_acl_default", nullptr, 0);
+    m_umask_applies = acl < 0 && (errno == ENODATA || errno == EOPNOTSUPP);
+  }
   if (auto git = agent_git_source(m_meta)) {
     m_real_git = UniqueFd(::open(git->common_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!m_real_git) {

@@ -82,7 +82,18 @@ void OverlayFs::note_created_locked(Node* parent, const std::string& path) {
 }
 
 void OverlayFs::settle_new_mode(int dirfd, const std::string& name, int fd, mode_t mode,
-                                const std::string& path) {
+                                const std::string& path) const {
+  if (m_umask_applies && (mode & 0777 & m_umask) == 0) {
+    return; // the daemon's umask took nothing from `mode`
+  }
+  if (m_umask_applies && fd >= 0 && (mode & 07000) == 0) {
+    // A new file gains no setuid, setgid or sticky bit it was not made with (unlike a
+    // directory in a setgid one): its mode is `mode` exactly, no stat needed to say so.
+    if (::fchmod(fd, mode & 0777) != 0) {
+      throw_errno("chmod new object", path);
+    }
+    return;
+  }
   struct stat st {};
   int rc = fd >= 0 ? ::fstat(fd, &st) : ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
   if (rc != 0) {

@@ -17,29 +17,29 @@ namespace {
 constexpr int64_t k_pending_age_ns = 200'000'000;
 } // namespace
 
-UniqueFd OverlayFs::open_for_read(Node* n) {
+IoFd OverlayFs::open_for_read(Node* n) {
   std::shared_lock tree(m_tree);
   return open_stateless_locked(n, O_RDONLY);
 }
 
-UniqueFd OverlayFs::open_for_write(Node* n) {
+IoFd OverlayFs::open_for_write(Node* n) {
   std::shared_lock tree(m_tree);
   copy_up(n);
   return open_stateless_locked(n, O_WRONLY);
 }
 
-UniqueFd OverlayFs::open_stateless_locked(Node* n, int accmode) {
-  if (UniqueFd kept = m_created.dup(n, accmode)) {
-    return kept;
+IoFd OverlayFs::open_stateless_locked(Node* n, int accmode) {
+  if (CreatedFds::Fd kept = m_created.find(n, accmode)) {
+    return IoFd(std::move(kept)); // the fd that created the file: no open, no close
   }
   try {
-    return open_object_locked(n, accmode);
+    return IoFd(open_object_locked(n, accmode));
   } catch (const SystemError& e) {
     if (e.err() != EACCES || m_root_daemon || n->is_dir()) {
       throw;
     }
   }
-  return open_despite_mode_locked(n, accmode);
+  return IoFd(open_despite_mode_locked(n, accmode));
 }
 
 UniqueFd OverlayFs::open_despite_mode_locked(Node* n, int accmode) {

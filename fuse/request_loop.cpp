@@ -3,6 +3,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include <linux/fuse.h>
 #include <poll.h>
 #include <signal.h>
 
@@ -22,6 +23,28 @@ namespace {
 constexpr auto k_tick = std::chrono::milliseconds(2);
 /// Ticks without a request after which the standby sleeps until the next request.
 constexpr unsigned k_idle_ticks = 25;
+
+/// Requests answered at once, from memory: no reason to hand the reader role over for them
+/// (which costs a poll() per request to find out, and a thread switch when it happens).
+/// GETXATTR is mostly the kernel's `security.capability` before every write (the adapter
+/// answers it without a lookup); the rest only free what the kernel let go of.
+bool answered_at_once(const fuse_buf& buf) {
+  if ((buf.flags & FUSE_BUF_IS_FD) || buf.size < sizeof(fuse_in_header)) {
+    return false;
+  }
+  switch (static_cast<const fuse_in_header*>(buf.mem)->opcode) {
+  case FUSE_GETXATTR:
+  case FUSE_FORGET:
+  case FUSE_BATCH_FORGET:
+  case FUSE_INTERRUPT:
+  case FUSE_FLUSH:
+  case FUSE_RELEASE:
+  case FUSE_RELEASEDIR:
+    return true;
+  default:
+    return false;
+  }
+}
 
 /// Interrupts the reader's read() of /dev/fuse when a signal ended the session on another
 /// thread: a handler that does nothing, installed without SA_RESTART, for the life of the loop.
@@ -139,7 +162,7 @@ void RequestLoop::serve(fuse_buf& buf, uint64_t gen, std::atomic<bool>& in_recei
       std::lock_guard lock(m_mutex);
       m_standby.notify_one(); // busy again: the standby watches for blocked requests
     }
-    if (m_threads > 1 && another_request_queued()) {
+    if (m_threads > 1 && !answered_at_once(buf) && another_request_queued()) {
       {
         std::lock_guard lock(m_mutex);
         if (m_gen.load() == gen) { // still the reader: let an idle worker read the next one

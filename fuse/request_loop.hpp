@@ -18,7 +18,9 @@ namespace ws::fuse {
 /// a hand-off between threads per request, which cost untar a third of its time here
 /// (docs/benchmarks.md). Parallelism comes back two ways:
 /// - the reader looks (poll, no wait) for a second request queued behind the one it read; if
-///   there is one, it hands the reader role to an idle worker before it answers its own;
+///   there is one, it hands the reader role to an idle worker before it answers its own
+///   (unless its own is answered at once from memory, e.g. the kernel's GETXATTR of
+///   `security.capability` before every write);
 /// - one idle worker, the standby, checks every tick whether the reader has spent a whole tick
 ///   on one request (a copy-up, a slow disk) and then takes the reader role over; the old reader
 ///   becomes a worker again when its request is done. With no request for a while the standby

@@ -229,6 +229,23 @@ def t_open_append_two_fds(c):
 
 
 @sc()
+def t_open_creat_append_other_writer(c):
+    # The view keeps the fd that created a file for the writes that follow, whoever sends
+    # them: a write through another fd must still land at its own offset.
+    a = c.open("create O_APPEND", c.p("made-append"), WR | CR | EX | AP, 0o644)
+    c.write("append", a, b"aaaa")
+    b = c.open("second fd without O_APPEND", c.p("made-append"), WR)
+    c.pwrite("pwrite at 1", b, b"B", 1)
+    c.write("append again", a, b"cc")
+    c.pwrite("pwrite past the end", b, b"Z", 9)
+    c.do("ftruncate to 8", os.ftruncate, b, 8)
+    c.do("fchmod 0444", os.fchmod, b, 0o444)
+    c.write("append to a 0444 file through the fd that made it", a, b"dd")
+    c.stat("mode", c.p("made-append"))
+    c.content("content", c.p("made-append"))
+
+
+@sc()
 def t_open_rdonly_write_ebadf(c):
     fd = c.open("O_RDONLY", c.p("small.txt"), RD)
     c.write("write", fd, b"x")
