@@ -9,6 +9,19 @@ namespace {
 constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '1'};
 } // namespace
 
+std::string patch_cache_key(const std::string& inputs, const std::string& what,
+                            const std::vector<std::string>& paths,
+                            const std::vector<std::string>& include) {
+  std::string key = inputs + what;
+  for (const auto* list : {&paths, &include}) {
+    key += "\n" + std::to_string(list->size());
+    for (const std::string& p : *list) {
+      key += '\0' + p;
+    }
+  }
+  return key;
+}
+
 std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
   std::optional<CacheBytes> data = read_cache_file(file, k_magic);
   if (!data) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ws {
 
@@ -19,6 +20,18 @@ struct CachedPatch {
   std::string key;
   gitbridge::Patch patch;
 };
+
+/// Where `ws apply --check` keeps the id and manifest of what it checked (no patch text),
+/// and what its key says was built.
+inline constexpr const char* k_manifest_cache = "manifest-cache";
+inline constexpr const char* k_manifest_key = "manifest";
+
+/// The key a patch is kept under besides the token: the plan's other inputs (plan_inputs.hpp),
+/// what was built (`what`: the parts of `ws diff`'s patch, or "manifest" for the id and
+/// manifest alone), the pathspecs and the includes.
+std::string patch_cache_key(const std::string& inputs, const std::string& what,
+                            const std::vector<std::string>& paths,
+                            const std::vector<std::string>& include);
 
 std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file);
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
