@@ -79,6 +79,7 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   PlanRequest request{relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true};
   // The patch a `ws diff` of this very state built (the same options): nothing is read.
   const std::filesystem::path cache_file = r.source.state.dir / "patch-cache";
+  const std::filesystem::path manifest_file = r.source.state.dir / k_manifest_cache;
   const std::string what = std::string(parts.text ? "text" : "") + (parts.stat ? " stat" : "");
   PlanValidity valid;
   if (!pairs_needed && !checkpoint) {
@@ -86,12 +87,16 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
     plain.keep_content = false;
     plain.validity = &valid;
     r.plan = plan_transfer(w, r.source, plain);
-    std::optional<CachedPatch> kept;
+    std::optional<CachedPatch> kept, ids;
     if (!valid.token.empty() && (kept = load_patch_cache(cache_file)) &&
         kept->key == patch_cache_key(valid.inputs, what, request.paths, request.include) &&
+        (ids = load_patch_cache(manifest_file)) && ids->token == kept->token &&
+        ids->patch.id == kept->patch.id &&
+        ids->key == patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include) &&
         still_as_at(w, r.source, kept->token, r.plan)) {
       spdlog::debug("patch cache: the patch of now");
       r.patch = std::move(kept->patch);
+      r.patch.manifest = std::move(ids->patch.manifest);
       return r;
     }
     valid = {};
@@ -101,17 +106,17 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   r.plan = plan_transfer(w, r.source, request);
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
   r.patch = gitbridge::build_patch(r.pairs, parts);
-  if (!valid.token.empty() && !pairs_needed) {
-    save_patch_cache(cache_file, valid.token,
-                     patch_cache_key(valid.inputs, what, request.paths, request.include), r.patch);
-  } else if (!valid.token.empty()) {
-    // For the next `ws apply --check` (kept_check.hpp): the id and manifest, no text.
-    gitbridge::Patch ids;
-    ids.id = r.patch.id;
-    ids.manifest = r.patch.manifest;
-    save_patch_cache(r.source.state.dir / k_manifest_cache, valid.token,
+  if (!valid.token.empty()) {
+    // The id and manifest apart from the text: `ws apply --check` reads them alone
+    // (kept_check.hpp).
+    if (!pairs_needed) {
+      save_patch_cache(cache_file, valid.token,
+                       patch_cache_key(valid.inputs, what, request.paths, request.include), r.patch,
+                       PatchPart::Text);
+    }
+    save_patch_cache(manifest_file, valid.token,
                      patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include),
-                     ids);
+                     r.patch, PatchPart::Manifest);
   }
   return r;
 }

@@ -17,31 +17,17 @@ namespace ws {
 
 namespace {
 
-/// The id and manifest kept for this plan of now, by `ws apply --check` or `ws diff`, when
+/// The id and manifest kept for this plan of now (by `ws apply --check` or `ws diff`), when
 /// nothing changed since they were computed.
 std::optional<gitbridge::Patch> kept_manifest(const Workspace& w, const StateSource& source,
                                               const PlanValidity& valid,
                                               const std::vector<std::string>& paths,
                                               const std::vector<std::string>& include,
                                               const std::vector<PlannedChange>& plan) {
-  struct Kind {
-    const char* file;
-    std::vector<std::string> what;
-  };
-  const Kind kinds[] = {{k_manifest_cache, {k_manifest_key}},
-                        {"patch-cache", {"text stat", "text", " stat", ""}}};
-  for (const Kind& k : kinds) {
-    std::optional<CachedPatch> kept = load_patch_cache(source.state.dir / k.file);
-    if (!kept) {
-      continue;
-    }
-    bool key_fits = false;
-    for (const std::string& what : k.what) {
-      key_fits = key_fits || kept->key == patch_cache_key(valid.inputs, what, paths, include);
-    }
-    if (key_fits && still_as_at(w, source, kept->token, plan)) {
-      return std::move(kept->patch);
-    }
+  std::optional<CachedPatch> kept = load_patch_cache(source.state.dir / k_manifest_cache);
+  if (kept && kept->key == patch_cache_key(valid.inputs, k_manifest_key, paths, include) &&
+      still_as_at(w, source, kept->token, plan)) {
+    return std::move(kept->patch);
   }
   return std::nullopt;
 }

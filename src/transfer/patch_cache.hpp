@@ -21,8 +21,8 @@ struct CachedPatch {
   gitbridge::Patch patch;
 };
 
-/// Where `ws apply --check` keeps the id and manifest of what it checked (no patch text),
-/// and what its key says was built.
+/// Where the id and manifest of the last patch are kept (by `ws diff` beside its patch-cache,
+/// by `ws apply --check`), and what its key says was built.
 inline constexpr const char* k_manifest_cache = "manifest-cache";
 inline constexpr const char* k_manifest_key = "manifest";
 
@@ -34,7 +34,10 @@ std::string patch_cache_key(const std::string& inputs, const std::string& what,
                             const std::vector<std::string>& include);
 
 std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file);
+/// What of a patch one cache file keeps: `ws diff`'s text, stat and files (the id too), or the
+/// id and manifest (k_manifest_cache: `ws apply --check` reads them without the text).
+enum class PatchPart { Text, Manifest };
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
-                      const std::string& key, const gitbridge::Patch& patch);
+                      const std::string& key, const gitbridge::Patch& patch, PatchPart part);
 
 } // namespace ws
