@@ -46,6 +46,11 @@ private:
   fuse::UniqueFd m_bases;
 };
 
+/// What stood before and what stands now for one transferring change (one entry of
+/// file_pairs); `base_exact` as ContentReader::base says.
+gitbridge::FilePair file_pair(const ContentReader& reader, const PlannedChange& p,
+                              bool& base_exact);
+
 /// Reads the whole file open at `fd` (from offset 0); throws SystemError naming `path`.
 std::string read_all(int fd, const std::string& path);
 

@@ -12,6 +12,7 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/kept_check.hpp"
 #include "src/transfer/landed_versions.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/transfer/real_tree_writer.hpp"
@@ -45,8 +46,15 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   }
   Progress progress("apply");
   progress.step("reading the changes");
-  // Apply needs the id and what landing reads, not the patch's text.
-  DiffResult r = compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.text = false});
+  // Apply needs the id and what landing reads, not the patch's text. A check may decide from
+  // the id and manifest kept by the last diff or check, if nothing changed since.
+  std::optional<KeptCheck> kept;
+  if (o.check && !o.checkpoint) {
+    kept = check_from_kept(ctx, w, o.paths, o.include);
+  }
+  DiffResult r =
+      kept ? std::move(kept->result)
+           : compute_diff(ctx, w, o.paths, o.include, o.checkpoint, {.text = false}, true, o.check);
   bool color = use_color("auto", STDERR_FILENO);
   if (!o.expect.empty()) {
     check_reviewed(w, o.expect, r.patch);
@@ -54,14 +62,18 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
   ContentReader reader(w, r.source);
   LandedVersions landed_versions(w.layout);
   std::vector<Outcome> outcomes;
-  size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
-  progress.step("merging", r.pairs.size());
-  for (const auto& p : r.plan) {
-    if (p.transfers()) {
-      progress.advance();
-      outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
-                                       r.source.checkpoint ? nullptr : &landed_versions));
-      ++k;
+  if (kept) {
+    outcomes = std::move(kept->outcomes);
+  } else {
+    size_t k = 0; // r.pairs holds one entry per transferring change, in plan order
+    progress.step("merging", r.pairs.size());
+    for (const auto& p : r.plan) {
+      if (p.transfers()) {
+        progress.advance();
+        outcomes.push_back(decide_change(p, r.pairs.at(k), r.base_exact.at(k), reader,
+                                         r.source.checkpoint ? nullptr : &landed_versions));
+        ++k;
+      }
     }
   }
   if (outcomes.empty()) {

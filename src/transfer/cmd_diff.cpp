@@ -71,7 +71,7 @@ std::string name_status(const gitbridge::Patch& patch) {
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
                         const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
-                        const gitbridge::PatchParts& parts, bool pairs_needed) {
+                        const gitbridge::PatchParts& parts, bool pairs_needed, bool keep_manifest) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
@@ -79,34 +79,44 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   PlanRequest request{relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true};
   // The patch a `ws diff` of this very state built (the same options): nothing is read.
   const std::filesystem::path cache_file = r.source.state.dir / "patch-cache";
-  std::string key = std::string(parts.text ? "text" : "") + (parts.stat ? " stat" : "");
-  for (const auto* list : {&request.paths, &request.include}) {
-    key += "\n" + std::to_string(list->size());
-    for (const std::string& p : *list) {
-      key += '\0' + p;
-    }
-  }
+  const std::filesystem::path manifest_file = r.source.state.dir / k_manifest_cache;
+  const std::string what = std::string(parts.text ? "text" : "") + (parts.stat ? " stat" : "");
   PlanValidity valid;
   if (!pairs_needed && !checkpoint) {
     PlanRequest plain = request;
     plain.keep_content = false;
     plain.validity = &valid;
     r.plan = plan_transfer(w, r.source, plain);
-    std::optional<CachedPatch> kept;
+    std::optional<CachedPatch> kept, ids;
     if (!valid.token.empty() && (kept = load_patch_cache(cache_file)) &&
-        kept->key == valid.inputs + key && still_as_at(w, r.source, kept->token, r.plan)) {
+        kept->key == patch_cache_key(valid.inputs, what, request.paths, request.include) &&
+        (ids = load_patch_cache(manifest_file)) && ids->token == kept->token &&
+        ids->patch.id == kept->patch.id &&
+        ids->key == patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include) &&
+        still_as_at(w, r.source, kept->token, r.plan)) {
       spdlog::debug("patch cache: the patch of now");
       r.patch = std::move(kept->patch);
+      r.patch.manifest = std::move(ids->patch.manifest);
       return r;
     }
     valid = {};
   }
-  request.validity = pairs_needed || checkpoint ? nullptr : &valid;
+  const bool keep = !checkpoint && (!pairs_needed || keep_manifest);
+  request.validity = keep ? &valid : nullptr;
   r.plan = plan_transfer(w, r.source, request);
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
   r.patch = gitbridge::build_patch(r.pairs, parts);
   if (!valid.token.empty()) {
-    save_patch_cache(cache_file, valid.token, valid.inputs + key, r.patch);
+    // The id and manifest apart from the text: `ws apply --check` reads them alone
+    // (kept_check.hpp).
+    if (!pairs_needed) {
+      save_patch_cache(cache_file, valid.token,
+                       patch_cache_key(valid.inputs, what, request.paths, request.include), r.patch,
+                       PatchPart::Text);
+    }
+    save_patch_cache(manifest_file, valid.token,
+                     patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include),
+                     r.patch, PatchPart::Manifest);
   }
   return r;
 }

@@ -23,9 +23,12 @@ struct DiffResult {
   std::vector<bool> base_exact;
 };
 
+/// With `keep_manifest` (`ws apply --check`), the patch's id and manifest are kept in the
+/// workspace's state under the token the plan and content were valid at (kept_check.hpp).
 DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         const std::vector<std::string>& paths,
                         const std::vector<std::string>& include, std::optional<unsigned> checkpoint,
-                        const gitbridge::PatchParts& parts = {}, bool pairs_needed = true);
+                        const gitbridge::PatchParts& parts = {}, bool pairs_needed = true,
+                        bool keep_manifest = false);
 
 } // namespace ws

@@ -9,6 +9,19 @@ namespace {
 constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '1'};
 } // namespace
 
+std::string patch_cache_key(const std::string& inputs, const std::string& what,
+                            const std::vector<std::string>& paths,
+                            const std::vector<std::string>& include) {
+  std::string key = inputs + what;
+  for (const auto* list : {&paths, &include}) {
+    key += "\n" + std::to_string(list->size());
+    for (const std::string& p : *list) {
+      key += '\0' + p;
+    }
+  }
+  return key;
+}
+
 std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
   std::optional<CacheBytes> data = read_cache_file(file, k_magic);
   if (!data) {
@@ -52,16 +65,18 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
 }
 
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
-                      const std::string& key, const gitbridge::Patch& p) {
+                      const std::string& key, const gitbridge::Patch& p, PatchPart part) {
+  const bool text = part == PatchPart::Text;
   Writer w(k_magic);
-  w.out().reserve(p.text.size() + p.stat.size() + 128 * (p.files.size() + 1));
+  w.out().reserve(text ? p.text.size() + p.stat.size() + 128 * (p.files.size() + 1)
+                       : 128 * (p.manifest.size() + 1));
   w.put(token);
   w.put(key);
-  w.put(p.text);
+  w.put(text ? p.text : std::string());
   w.put(p.id);
-  w.put(p.stat);
-  w.put(static_cast<uint64_t>(p.files.size()));
-  for (const gitbridge::FileStat& f : p.files) {
+  w.put(text ? p.stat : std::string());
+  w.put(static_cast<uint64_t>(text ? p.files.size() : 0));
+  for (const gitbridge::FileStat& f : text ? p.files : std::vector<gitbridge::FileStat>{}) {
     w.put(f.status);
     w.put(f.old_path);
     w.put(f.path);
@@ -69,8 +84,9 @@ void save_patch_cache(const std::filesystem::path& file, const std::string& toke
     w.put(static_cast<uint64_t>(f.deleted));
     w.put(static_cast<char>(f.binary ? 1 : 0));
   }
-  w.put(static_cast<uint64_t>(p.manifest.size()));
-  for (const gitbridge::ManifestEntry& m : p.manifest) {
+  w.put(static_cast<uint64_t>(text ? 0 : p.manifest.size()));
+  for (const gitbridge::ManifestEntry& m :
+       text ? std::vector<gitbridge::ManifestEntry>{} : p.manifest) {
     w.put(m.path);
     w.put(m.from);
     w.put(m.id);

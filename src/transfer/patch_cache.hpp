@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ws {
 
@@ -20,8 +21,23 @@ struct CachedPatch {
   gitbridge::Patch patch;
 };
 
+/// Where the id and manifest of the last patch are kept (by `ws diff` beside its patch-cache,
+/// by `ws apply --check`), and what its key says was built.
+inline constexpr const char* k_manifest_cache = "manifest-cache";
+inline constexpr const char* k_manifest_key = "manifest";
+
+/// The key a patch is kept under besides the token: the plan's other inputs (plan_inputs.hpp),
+/// what was built (`what`: the parts of `ws diff`'s patch, or "manifest" for the id and
+/// manifest alone), the pathspecs and the includes.
+std::string patch_cache_key(const std::string& inputs, const std::string& what,
+                            const std::vector<std::string>& paths,
+                            const std::vector<std::string>& include);
+
 std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file);
+/// What of a patch one cache file keeps: `ws diff`'s text, stat and files (the id too), or the
+/// id and manifest (k_manifest_cache: `ws apply --check` reads them without the text).
+enum class PatchPart { Text, Manifest };
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
-                      const std::string& key, const gitbridge::Patch& patch);
+                      const std::string& key, const gitbridge::Patch& patch, PatchPart part);
 
 } // namespace ws

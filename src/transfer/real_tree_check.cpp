@@ -143,7 +143,7 @@ void RealTreeTransaction::check(const std::vector<const Landing*>& landings) {
     if (!l->content.present()) {
       continue;
     }
-    const uint64_t size = l->content.content.size();
+    const uint64_t size = l->size();
     if (fsize.rlim_cur != RLIM_INFINITY && size > fsize.rlim_cur) {
       fail("cannot write the new version of", l->path, EFBIG,
            "raise the file size limit (ulimit -f); nothing was changed in the real tree");
@@ -160,7 +160,14 @@ void RealTreeTransaction::check(const std::vector<const Landing*>& landings) {
     check_space(blocks + new_dirs, block, inodes + new_dirs);
   } catch (const std::system_error&) {
     for (const Landing* l : landings) { // no way to reserve: write them aside after all
-      stage(*l);
+      if (!l->unread_size) {
+        stage(*l);
+        continue;
+      }
+      Landing as_large = *l; // bytes of its size take the space its content would
+      as_large.content.content.assign(*l->unread_size, 'x');
+      as_large.unread_size.reset();
+      stage(as_large);
     }
   }
 }

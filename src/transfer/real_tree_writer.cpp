@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -129,6 +130,9 @@ void RealTreeTransaction::remove_staging() noexcept {
 }
 
 void RealTreeTransaction::stage(const Landing& l) {
+  if (l.unread_size) { // never lands bytes that were not read (and covered by the id)
+    throw std::logic_error("a landing decided without its content cannot be staged: " + l.path);
+  }
   check_landing_path(l.path);
   Staged s{l, {}};
   if (l.content.present()) {

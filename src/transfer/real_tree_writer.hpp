@@ -8,16 +8,26 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ws {
 
 /// What one path of the real tree becomes.
 struct Landing {
+  Landing() = default;
+  Landing(std::string path_, gitbridge::BlobSide content_, mode_t perm_)
+      : path(std::move(path_)), content(std::move(content_)), perm(perm_) {}
   std::string path;            ///< repository-relative
   gitbridge::BlobSide content; ///< not present: the path is deleted
   mode_t perm = 0644;          ///< permission bits for a file written
+  /// Set by `ws apply --check` for a new file landing over nothing, decided from a kept
+  /// manifest without reading the file (kept_check.hpp): only its size is known, `content`
+  /// holds no bytes. Such a landing can be checked, never staged or committed.
+  std::optional<uint64_t> unread_size;
+  uint64_t size() const { return unread_size ? *unread_size : content.content.size(); }
 };
 
 /// Lands a set of paths in the real tree all or nothing. `stage` writes every new version

@@ -14,6 +14,7 @@
 #include "src/transfer/decide_all.hpp"
 #include "src/transfer/plan_cache.hpp"
 #include "src/transfer/plan_inputs.hpp"
+#include "src/transfer/plan_update.hpp"
 #include "src/transfer/probe_cache.hpp"
 #include "src/transfer/symlink_facts.hpp"
 #include "src/transfer/view_changes.hpp"
@@ -83,14 +84,15 @@ std::vector<std::string> own_paths(const Workspace& w) {
 
 namespace {
 
-/// Every change of `source` within the request's pathspecs, with its verdict: the full walk.
-std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& source,
-                                        const PlanRequest& request, const PlanProgress& progress) {
-  timespec start{};
-  ::clock_gettime(CLOCK_REALTIME, &start); // before any file is looked at: see ProbeCache
-  std::vector<fuse::Change> changes =
-      request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
-                   : fuse::compute_changes(w.repo, source.state);
+/// `changes` within the request's pathspecs, each with its verdict. `context`: changes of
+/// the workspace besides `changes` that other paths' facts depend on (its .gitignore files;
+/// planning part of the workspace, plan_update.hpp). `use_probe_cache`: ask and teach the
+/// probe cache (which forgets what it is not asked: only for a plan of every change).
+std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource& source,
+                                           const PlanRequest& request, const PlanProgress& progress,
+                                           std::vector<fuse::Change> changes,
+                                           const std::vector<fuse::Change>& context,
+                                           const timespec& start, bool use_probe_cache) {
   gitbridge::RealRepo repo(w.repo, w.layout.dir / "gitlink-cache");
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
@@ -103,12 +105,18 @@ std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& s
   }
   ContentReader reader(w, source);
   std::vector<std::string> own = own_paths(w);
-  AgentGitFacts agent_git(source, changes, reader); // its git, its .gitignore files
+  std::vector<fuse::Change> with_context;
+  if (!context.empty()) {
+    with_context = changes;
+    with_context.insert(with_context.end(), context.begin(), context.end());
+  }
+  const std::vector<fuse::Change>& all = context.empty() ? changes : with_context;
+  AgentGitFacts agent_git(source, all, reader); // its git, its .gitignore files
   // A path is judged under every name a symlink gives it (all changes: a link outside the
   // pathspecs still leads into them).
   filters::SymlinkAliases aliases = symlink_aliases(
       repo, [&](const std::string& p) { return probe.readlink(p, ViewProbe::World::RealOnly); },
-      changed_symlinks(changes, [&](const std::string& p) {
+      changed_symlinks(all, [&](const std::string& p) {
         return std::optional<std::string>(reader.view(p).content);
       }));
 
@@ -123,9 +131,10 @@ std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& s
   // environment...: most of what an `npm install` writes): its content decides nothing, and
   // if the person includes it, the patch reads it then. Nor, when no content is kept, one
   // read by an earlier command and unchanged since (ProbeCache).
-  ProbeCache cache = source.checkpoint ? ProbeCache()
-                                       : ProbeCache(source.state.dir / "probe-cache", upper.get(),
-                                                    fuse::nanoseconds(start));
+  ProbeCache cache =
+      source.checkpoint || !use_probe_cache
+          ? ProbeCache()
+          : ProbeCache(source.state.dir / "probe-cache", upper.get(), fuse::nanoseconds(start));
   std::vector<const std::string*> regular;
   std::vector<size_t> probe_of(changes.size(), SIZE_MAX);
   std::vector<signed char> known_binary(changes.size(), -1);
@@ -232,6 +241,17 @@ std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& s
   return plan;
 }
 
+/// Every change of `source` within the request's pathspecs, with its verdict: the full walk.
+std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& source,
+                                        const PlanRequest& request, const PlanProgress& progress) {
+  timespec start{};
+  ::clock_gettime(CLOCK_REALTIME, &start); // before any file is looked at: see ProbeCache
+  std::vector<fuse::Change> changes =
+      request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
+                   : fuse::compute_changes(w.repo, source.state);
+  return plan_of_changes(w, source, request, progress, std::move(changes), {}, start, true);
+}
+
 /// The plan kept by the last command, when it is the plan of now: the daemon says nothing
 /// changed since it was made, and nothing else it read did (plan_cache.hpp). With `keep`
 /// (ws diff, ws apply), what is read of each file is the content the verdicts were
@@ -279,6 +299,30 @@ std::optional<std::vector<PlannedChange>> cached_plan(const Workspace& w, const 
   return plan;
 }
 
+/// How many changed names the daemon may list for the kept plan to be brought up to date
+/// with them (more: a full plan), and how many paths at and below them may be looked at.
+constexpr size_t k_update_names = 4096;
+constexpr size_t k_update_paths = 16384;
+
+/// The kept plan brought up to date with the changes at `names` (plan_update.hpp), or
+/// nullopt when only a full plan will do. WS_PLAN_UPDATE=0 turns it off.
+std::optional<CachedPlan> updated_plan(const Workspace& w, const StateSource& source,
+                                       CachedPlan& cached, const std::vector<std::string>& names) {
+  const char* env = std::getenv("WS_PLAN_UPDATE");
+  if (env && std::string_view(env) == "0") {
+    return std::nullopt;
+  }
+  timespec start{};
+  ::clock_gettime(CLOCK_REALTIME, &start);
+  std::optional<PlanUpdate> u = plan_update(w, source, cached.plan, names, k_update_paths);
+  if (!u) {
+    return std::nullopt;
+  }
+  std::vector<PlannedChange> fresh = plan_of_changes(
+      w, source, PlanRequest{}, {}, std::move(u->changes), u->context, start, false);
+  return CachedPlan{{}, cached.inputs, merge_by_path(std::move(u->outside), std::move(fresh))};
+}
+
 /// The plan cache is for the live workspace, looked at whole; WS_PLAN_CACHE=0 turns it off
 /// (the tests compare both ways).
 bool plan_cache_allowed(const StateSource& source, const PlanRequest& request) {
@@ -303,7 +347,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       if (cached && cached->inputs != *inputs) {
         cached.reset();
       }
-      changed = view_changes_since(w.mountpoint, cached ? cached->token : "", 64);
+      changed = view_changes_since(w.mountpoint, cached ? cached->token : "", k_update_names);
     }
   }
   std::optional<std::vector<PlannedChange>> kept;
@@ -315,8 +359,23 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     if (kept && !changed->paths.empty() && request.paths.empty()) {
       save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
     }
+  } else if (std::optional<CachedPlan> updated =
+                 cached && changed && !changed->everything
+                     ? updated_plan(w, source, *cached, changed->paths)
+                     : std::nullopt) {
+    // Only the listed names planned again, merged into the kept plan: kept as the plan of
+    // the token asked before anything was looked at, as a full plan would be.
+    updated->token = changed->token;
+    save_plan_cache(cache_file, updated->token, *inputs, updated->plan);
+    kept = cached_plan(w, source, request, *updated, changed->token);
+    spdlog::debug("plan cache: {}",
+                  kept ? "updated for " + std::to_string(changed->paths.size()) + " names"
+                       : "changed while read");
   } else if (inputs) {
-    spdlog::debug("plan cache: {}", !cached ? "none" : !changed ? "no daemon" : "changes since");
+    spdlog::debug("plan cache: {}", !cached               ? "none"
+                                    : !changed            ? "no daemon"
+                                    : changed->everything ? "anything may have changed"
+                                                          : "changes since");
   }
   std::vector<PlannedChange> plan;
   if (kept) {
@@ -378,6 +437,21 @@ bool still_as_at(const Workspace& w, const StateSource& source, const std::strin
           only_staging_leftovers(since->paths, w.repo, source.state.upper(), plan));
 }
 
+gitbridge::FilePair file_pair(const ContentReader& reader, const PlannedChange& p,
+                              bool& base_exact) {
+  const fuse::Change& c = p.change;
+  gitbridge::FilePair pair;
+  pair.new_path = c.path;
+  pair.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
+  base_exact = true;
+  pair.before = reader.base(c, base_exact);
+  if (c.kind != fuse::ChangeKind::Deleted) {
+    pair.after = p.view_content ? gitbridge::BlobSide{git_mode(c.mode), *p.view_content}
+                                : reader.view(c.path);
+  }
+  return pair;
+}
+
 std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSource& source,
                                             const std::vector<PlannedChange>& plan,
                                             std::vector<bool>* base_exact) {
@@ -387,17 +461,8 @@ std::vector<gitbridge::FilePair> file_pairs(const Workspace& w, const StateSourc
     if (!p.transfers()) {
       continue;
     }
-    const fuse::Change& c = p.change;
-    gitbridge::FilePair pair;
-    pair.new_path = c.path;
-    pair.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
     bool exact = true;
-    pair.before = reader.base(c, exact);
-    if (c.kind != fuse::ChangeKind::Deleted) {
-      pair.after = p.view_content ? gitbridge::BlobSide{git_mode(c.mode), *p.view_content}
-                                  : reader.view(c.path);
-    }
-    out.push_back(std::move(pair));
+    out.push_back(file_pair(reader, p, exact));
     if (base_exact) {
       base_exact->push_back(exact);
     }

@@ -90,6 +90,7 @@ std::string random_step(std::mt19937& rng, std::string& where) {
 struct Outputs {
   std::string status, diff;
   bool hit = false;       ///< status reused the plan
+  bool updated = false;   ///< status brought the kept plan up to date with the changed names
   bool patch_hit = false; ///< diff reused the patch
 };
 
@@ -104,6 +105,7 @@ Outputs look(const MountedWorkspace& w, bool cache) {
   o.status = std::to_string(s.status) + "\n" + s.out;
   o.diff = std::to_string(d.status) + "\n" + d.out;
   o.hit = s.err.find("plan cache: the plan of now") != std::string::npos;
+  o.updated = s.err.find("plan cache: updated for") != std::string::npos;
   o.patch_hit = d.err.find("patch cache: the patch of now") != std::string::npos;
   return o;
 }
@@ -121,7 +123,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   std::mt19937 rng(seed);
   std::ostringstream log;
   const int steps = 70;
-  int hits = 0, misses_after_change = 0, patch_hits = 0;
+  int hits = 0, misses_after_change = 0, patch_hits = 0, updates = 0;
   for (int i = 0; i < steps; ++i) {
     std::string where, step;
     int kind = std::uniform_int_distribution<int>(0, 99)(rng);
@@ -148,7 +150,15 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
       where.clear();
     } else if (kind < 10) {
       step = "(ws apply --check)"; // stages in the real tree, then removes what it staged
-      w.ws("apply --check");
+      // From the kept id and manifest (kept_check.hpp) when nothing changed since the last
+      // diff or check: the same answer as a check that reads everything.
+      Run kept = w.ws("apply --check");
+      ::setenv("WS_PLAN_CACHE", "0", 1);
+      Run full = w.ws("apply --check");
+      ::unsetenv("WS_PLAN_CACHE");
+      CHECK_MESSAGE(kept.status == full.status, "seed " << seed << ", step " << i << "\n"
+                                                        << kept.err << full.err << log.str());
+      CHECK_MESSAGE(kept.out == full.out, "seed " << seed << ", step " << i << "\n" << log.str());
     } else if (kind < 12) {
       step = "(ws reset src)";
       w.ws("reset src"); // fails when nothing changed there
@@ -169,6 +179,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
     hits += second.hit ? 1 : 0;
     patch_hits += second.patch_hit ? 1 : 0;
     misses_after_change += first.hit ? 0 : 1;
+    updates += first.updated ? 1 : 0;
     if (first.status != full.status || second.status != full.status || first.diff != full.diff ||
         second.diff != full.diff) {
       FAIL("seed " << seed << ", step " << i << ":\nfirst:\n"
@@ -182,6 +193,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   CHECK(hits > steps * 3 / 4);
   CHECK(misses_after_change > steps / 4);
   CHECK(patch_hits > steps * 3 / 4);
+  MESSAGE("plans updated by name: " << updates << " of " << steps);
 }
 
 TEST_CASE("plan cache: what the record cannot see turns it off") {
@@ -222,4 +234,202 @@ TEST_CASE("plan cache: what the record cannot see turns it off") {
   REQUIRE(sh("printf garbage >> plan-cache", w.state_dir()).status == 0);
   CHECK(!hit());
   CHECK(hit());
+}
+
+TEST_CASE("plan cache: ws apply --check from the kept manifest says what reading everything says") {
+  TestRepo repo;
+  repo.write("edited.txt", "one\ntwo\n");
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir -p gen/a gen/b && for i in 1 2 3; do echo $i > gen/a/f$i; done && "
+                    "echo b > gen/b/g && printf 'x\\0y' > gen/b/bin && ln -s a gen/link && "
+                    "echo mine > both.txt && echo three >> edited.txt")
+              .status == 0);
+  REQUIRE(sh("echo yours > both.txt", repo.path()).status == 0); // both added: a conflict
+  auto check = [&](bool cache, const std::string& args = "") {
+    if (!cache) {
+      ::setenv("WS_PLAN_CACHE", "0", 1);
+    }
+    Run r = w.ws("-vv apply --check" + args);
+    ::unsetenv("WS_PLAN_CACHE");
+    return r;
+  };
+  Run full = check(false);
+  CHECK(full.status != 0);
+  CHECK(full.err.find("both.txt") != std::string::npos);
+  Run first = check(true); // reads everything, keeps the id and manifest
+  CHECK(first.err.find("manifest cache: the id of now") == std::string::npos);
+  Run kept = check(true);
+  CHECK(kept.err.find("manifest cache: the id of now") != std::string::npos);
+  CHECK(kept.status == full.status);
+  CHECK(kept.out == full.out);
+  // Without the conflict: the same id as a full check, and --expect takes it.
+  REQUIRE(sh("rm both.txt", repo.path()).status == 0);
+  Run d = w.ws("diff --no-pager");
+  std::string id = d.out.substr(d.out.find("# ws patch ") + 11, 64);
+  Run full2 = check(false);
+  Run kept2 = check(true);
+  CHECK(kept2.err.find("manifest cache: the id of now") != std::string::npos);
+  CHECK(kept2.status == 0);
+  CHECK(kept2.out == full2.out);
+  CHECK(kept2.out.find(id) != std::string::npos);
+  CHECK(check(true, " --expect " + id).status == 0);
+  // Any change since: the manifest is not the id of now; the check reads again and the id
+  // moves with the content, and --expect of the old one is refused.
+  REQUIRE(w.in_view("echo 4 > gen/a/f1").status == 0);
+  Run after = check(true, " --expect " + id);
+  CHECK(after.err.find("manifest cache: the id of now") == std::string::npos);
+  CHECK(after.status != 0);
+  CHECK(after.err.find("gen/a/f1") != std::string::npos);
+  // The person puts a file where a new one lands: the kept manifest is not used blindly.
+  Run again = check(true);
+  REQUIRE(again.status == 0);
+  REQUIRE(sh("mkdir -p gen/b && echo theirs > gen/b/g", repo.path()).status == 0);
+  Run over = check(true);
+  Run over_full = check(false);
+  CHECK(over.status != 0);
+  CHECK(over.status == over_full.status);
+  CHECK(over.out == over_full.out);
+  CHECK(over.err.find("gen/b/g") != std::string::npos);
+}
+
+namespace {
+
+/// One step of mostly plain edits (what an agent does most), now and then one of the names
+/// that decide other paths' verdicts, which must turn the update by name off.
+std::string plain_step(std::mt19937& rng, std::string& where) {
+  static const std::vector<std::string> dirs{"", "src/", "lib/x/", "gen/", "gen/m1/", "docs/"};
+  static const std::vector<std::string> names{"a.c", "b.c", "y.txt", "r.md", "tool.sh", "n.bin"};
+  auto pick = [&](const std::vector<std::string>& v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+  };
+  where = std::uniform_int_distribution<int>(0, 3)(rng) == 0 ? "real" : "view";
+  std::string d = pick(dirs), d2 = pick(dirs), n = pick(names);
+  std::string path = q(d + n), dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
+  std::string text = std::to_string(rng() % 1000);
+  switch (std::uniform_int_distribution<int>(0, 20)(rng)) {
+  case 0:
+  case 1:
+  case 2:
+    return "mkdir -p " + dir + " && echo " + text + " >> " + path;
+  case 3:
+    return "mkdir -p " + dir + " && printf 'a\\0b" + text + "' > " + path;
+  case 4:
+  case 5:
+    return "rm -f " + path;
+  case 6:
+    return "[ -f " + path + " ] && chmod " + (rng() % 2 ? "+x " : "-x ") + path + " || :";
+  case 7:
+    return d.empty() ? ":" : "rm -rf " + dir;
+  case 8:
+    return d.empty() ? ":"
+                     : "mkdir -p " + dir + " && for i in 1 2 3; do echo $i > " + dir + "/f$i; done";
+  case 9: // a directory moved whole (its new files move with it)
+    return d.empty() || d2.empty() || d == d2
+               ? ":"
+               : "[ -d " + dir + " ] && [ ! -e " + dir2 + " ] && mkdir -p " + dir2 + " && rmdir " +
+                     dir2 + " && mv " + dir + " " + dir2 + " || :";
+  case 10: // a file renamed (a tracked one pairs as a rename)
+    return "[ -f " + path + " ] && mkdir -p " + dir2 + " && mv -f " + path + " " + q(d2 + "m.txt") +
+           " || :";
+  case 11:
+    return "mkdir -p " + dir + " && printf '#!/bin/sh\\necho " + text + "\\n' > " + path +
+           " && chmod +x " + path;
+  case 12:
+    where = "view";
+    return "[ -f " + path + " ] && touch " + path + " || :; rm -f link */link */*/link";
+  // The names that decide others' verdicts, each now and then.
+  case 13:
+    return "mkdir -p " + dir + " && echo " + q(rng() % 2 ? "*.bin" : n) + " >> " +
+           q(d + ".gitignore") + (rng() % 3 == 0 ? " && rm -f " + q(d + ".gitignore") : "");
+  case 14:
+    return rng() % 2 ? "mkdir -p " + dir + " && echo home=/usr > " + q(d + "pyvenv.cfg")
+                     : "rm -f " + q(d + "pyvenv.cfg");
+  case 15:
+    return rng() % 2 ? "mkdir -p " + q(d + "nested/.git") + " && echo x > " + q(d + "nested/f")
+                     : "rm -rf " + q(d + "nested");
+  case 16: // a bare repository laid out in the open
+    return rng() % 2
+               ? "mkdir -p " + q(d + "bare/objects") + " " + q(d + "bare/refs") +
+                     " && echo ref > " + q(d + "bare/HEAD") + " && echo c > " + q(d + "bare/config")
+               : "rm -rf " + q(d + "bare");
+  case 17: // a symlink, and their removal (the plan is free of symlinks again)
+    where = "view";
+    return rng() % 4 == 0 ? "mkdir -p " + dir + " && ln -sfn " + q(rng() % 2 ? "../src" : "/etc") +
+                                " " + q(d + "link")
+                          : "rm -f link src/link lib/x/link gen/link gen/m1/link docs/link";
+  case 18:
+    where = "real";
+    return "mkdir -p " + dir + " && echo theirs" + text + " > " + path;
+  case 19: // the person's tracked symlink retargeted or removed
+    where = "real";
+    return rng() % 2 ? "ln -sfn " + q(rng() % 2 ? "src/a.c" : "tool.sh") + " alias.c"
+                     : "rm -f alias.c";
+  default:
+    where = "real";
+    return d.empty() ? ":" : "rm -rf " + dir;
+  }
+}
+
+} // namespace
+
+TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, over random steps") {
+  TestRepo repo;
+  repo.write("src/a.c", "a\n");
+  repo.write("src/b.c", "b\n");
+  repo.write("lib/x/y.txt", "y\n");
+  repo.write("docs/r.md", "r\n");
+  repo.write("tool.sh", "#!/bin/sh\n");
+  REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  const char* env_seed = std::getenv("WS_TEST_SEED"); // other interleavings, by hand
+  const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 21;
+  std::mt19937 rng(seed);
+  std::ostringstream log;
+  const int steps = 80;
+  int updates = 0;
+  auto status = [&](bool cache) {
+    if (!cache) {
+      ::setenv("WS_PLAN_CACHE", "0", 1);
+    }
+    Run r = w.ws("-vv status --json");
+    ::unsetenv("WS_PLAN_CACHE");
+    return r;
+  };
+  status(true);
+  for (int i = 0; i < steps; ++i) {
+    std::string where;
+    std::string step = plain_step(rng, where);
+    log << i << " " << where << ": " << step << "\n";
+    std::string cwd = where == "real" ? repo.path().string() : w.view().string();
+    sh("(cd " + q(cwd) + " && " + step + ") >/dev/null 2>&1");
+    Run kept = status(true);
+    Run full = status(false);
+    updates += kept.err.find("plan cache: updated for") != std::string::npos ? 1 : 0;
+    if (std::getenv("WS_TEST_VERBOSE")) {
+      std::istringstream lines(kept.err);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find("plan cache:") != std::string::npos) {
+          MESSAGE(i << " " << step << " -> " << line);
+        }
+      }
+    }
+    if (kept.status != full.status || kept.out != full.out) {
+      FAIL("seed " << seed << ", step " << i << ":\nupdated:\n"
+                   << kept.out << kept.err << "\nfull walk:\n"
+                   << full.out << "\nsteps:\n"
+                   << log.str());
+    }
+    if (i % 10 == 9) { // the patch of an updated plan too
+      Run d = w.ws("diff --no-pager");
+      ::setenv("WS_PLAN_CACHE", "0", 1);
+      Run full_diff = w.ws("diff --no-pager");
+      ::unsetenv("WS_PLAN_CACHE");
+      CHECK_MESSAGE(d.out == full_diff.out, "seed " << seed << ", step " << i << "\n" << log.str());
+    }
+  }
+  // Most plain steps update by name; the special names and symlinks plan in full.
+  MESSAGE("plans updated by name: " << updates << " of " << steps);
+  CHECK(updates > steps / 4);
 }

@@ -1,0 +1,269 @@
+// Bringing a kept plan up to date with the names the daemon lists (plan_update.hpp).
+#include "src/transfer/plan_update.hpp"
+
+#include "fuse/changes.hpp"
+#include "fuse/meta_store.hpp"
+#include "fuse/unique_fd.hpp"
+#include "gitbridge/real_repo.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <string_view>
+#include <unordered_set>
+
+namespace ws {
+
+namespace {
+
+using fuse::UniqueFd;
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+/// A name whose presence or content decides other paths' verdicts (see plan_update.hpp).
+/// Compared without case: what is left out on a case-folding filesystem is still left out.
+bool decides_others(std::string_view path) {
+  for (size_t start = 0;;) {
+    size_t slash = path.find('/', start);
+    std::string_view part =
+        path.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    if (same_name(part, ".git")) {
+      return true;
+    }
+    if (slash == std::string_view::npos) {
+      for (std::string_view special : {".gitignore", ".gitattributes", ".gitmodules", "pyvenv.cfg",
+                                       "HEAD", "objects", "refs"}) {
+        if (same_name(part, special)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    start = slash + 1;
+  }
+}
+
+/// The listed names as cones (a name and everything below it), nested ones dropped.
+class Cones {
+public:
+  explicit Cones(const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+      std::string_view name(n);
+      while (!name.empty() && name.back() == '/') {
+        name.remove_suffix(1);
+      }
+      m_roots.emplace_back(name);
+    }
+    std::sort(m_roots.begin(), m_roots.end());
+    m_roots.erase(std::unique(m_roots.begin(), m_roots.end()), m_roots.end());
+    for (const std::string& r : m_roots) {
+      m_set.insert(r);
+    }
+    std::erase_if(m_roots, [&](const std::string& r) { return below_other(r); });
+    m_set.clear();
+    for (const std::string& r : m_roots) {
+      m_set.insert(r);
+    }
+  }
+  const std::vector<std::string>& roots() const { return m_roots; }
+  bool has_root() const { return m_set.count("") > 0; }
+  /// `path` is a root or below one: one lookup per ancestor.
+  bool covers(std::string_view path) const {
+    for (size_t end = path.size();;) {
+      if (m_set.count(path.substr(0, end))) {
+        return true;
+      }
+      size_t slash = path.rfind('/', end == 0 ? 0 : end - 1);
+      if (end == 0 || slash == std::string_view::npos) {
+        return m_set.count("") > 0;
+      }
+      end = slash;
+    }
+  }
+
+private:
+  bool below_other(std::string_view path) const {
+    for (size_t slash = path.rfind('/'); slash != std::string_view::npos;
+         slash = slash == 0 ? std::string_view::npos : path.rfind('/', slash - 1)) {
+      if (m_set.count(path.substr(0, slash))) {
+        return true;
+      }
+    }
+    return !path.empty() && m_set.count("") > 0;
+  }
+  std::vector<std::string> m_roots;
+  std::unordered_set<std::string_view> m_set;
+};
+
+/// Every path at or below `root` in the upper layer (directories too), into `out`; false
+/// when there are more than `limit`. Iterative: directories may nest deeper than a stack.
+bool upper_paths(int upper, const std::string& root, std::vector<std::string>& out, size_t limit) {
+  std::vector<std::string> todo{root};
+  while (!todo.empty()) {
+    std::string dir = std::move(todo.back());
+    todo.pop_back();
+    UniqueFd fd(fuse::open_beneath(upper, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    if (!fd) {
+      continue; // not a directory (or gone): the name alone
+    }
+    DIR* d = ::fdopendir(fd.release());
+    if (!d) {
+      continue;
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      std::string child = dir + "/" + e->d_name;
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st {};
+        is_dir =
+            ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      if (is_dir) {
+        todo.push_back(child);
+      }
+      out.push_back(std::move(child));
+      if (out.size() > limit) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool symlink_involved(const fuse::Change& c) {
+  return S_ISLNK(c.mode) || (c.base && S_ISLNK(c.base->mode)) ||
+         (c.real_mode && S_ISLNK(*c.real_mode));
+}
+
+} // namespace
+
+std::optional<PlanUpdate> plan_update(const Workspace& w, const StateSource& source,
+                                      std::vector<PlannedChange>& kept,
+                                      const std::vector<std::string>& names, size_t limit) {
+  auto full = [](const char* why, std::string_view path = {}) {
+    spdlog::debug("plan cache: planned in full: {} {}", why, path);
+    return std::nullopt;
+  };
+  Cones cones(names);
+  if (cones.roots().empty() || cones.has_root()) {
+    return full("the root changed");
+  }
+  // A name that decides other paths' verdicts decides those below its own directory: below
+  // a listed directory, they are looked at again with it; a listed name itself is another
+  // matter (its siblings' cones are not looked at).
+  for (const std::string& r : cones.roots()) {
+    if (decides_others(r)) {
+      return full("decides other paths:", r);
+    }
+  }
+  for (const PlannedChange& p : kept) {
+    const fuse::Change& c = p.change;
+    if (symlink_involved(c)) {
+      return full("a symlink in the plan:", c.path);
+    }
+    if (!c.from.empty() && (cones.covers(c.from) || cones.covers(c.path))) {
+      return full("a rename in the plan:", c.path);
+    }
+  }
+  // The person's symlinks (the real index's, read in the real tree) give other paths their
+  // names: one at or below a listed name may have been retargeted or removed.
+  {
+    gitbridge::RealRepo repo(w.repo, w.layout.dir / "gitlink-cache");
+    for (const std::string& link : repo.symlinks()) {
+      if (cones.covers(link)) {
+        return full("a symlink of the real index:", link);
+      }
+    }
+  }
+  // The paths to look at: everything the upper layer has at or below each name, and the
+  // records there and above that hide real files (a whiteout, an opaque directory: their
+  // deletions). A rename or copy with a side in a cone pairs with the other side: full plan.
+  std::vector<std::string> look;
+  UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) {
+    return std::nullopt;
+  }
+  for (const std::string& r : cones.roots()) {
+    look.push_back(r);
+    if (!upper_paths(upper.get(), r, look, limit)) {
+      return full("too many paths below", r);
+    }
+  }
+  {
+    fuse::MetaStore meta(source.state.meta_db(), fuse::Db::Mode::ReadOnly);
+    std::unordered_set<std::string_view> hiding_above;
+    for (const auto& [path, rec] : meta.subtree("")) {
+      if (rec.origin_path && *rec.origin_path != path &&
+          (cones.covers(path) || cones.covers(*rec.origin_path))) {
+        return full("a rename or copy:", path);
+      }
+      if ((rec.whiteout || rec.opaque) && !cones.covers(path)) {
+        for (const std::string& r : cones.roots()) {
+          if (fuse::path_within(r, path)) {
+            look.push_back(path); // hides real files in the cone: collected, then filtered
+          }
+        }
+      } else if (rec.whiteout || rec.opaque) {
+        look.push_back(path);
+      }
+    }
+  }
+  std::sort(look.begin(), look.end());
+  look.erase(std::unique(look.begin(), look.end()), look.end());
+  if (look.size() > limit) {
+    return full("too many paths");
+  }
+  PlanUpdate out;
+  out.changes = fuse::compute_changes_at(w.repo, source.state, look);
+  std::erase_if(out.changes, [&](const fuse::Change& c) { return !cones.covers(c.path); });
+  for (const fuse::Change& c : out.changes) {
+    if (!c.from.empty() || c.kind == fuse::ChangeKind::Renamed || symlink_involved(c)) {
+      return full("a rename or a symlink:", c.path);
+    }
+  }
+  out.outside.reserve(kept.size());
+  for (PlannedChange& p : kept) {
+    if (cones.covers(p.change.path)) {
+      continue;
+    }
+    if (p.change.kind != fuse::ChangeKind::Deleted && S_ISREG(p.change.mode)) {
+      std::string_view path = p.change.path;
+      if (path == ".gitignore" ||
+          (path.size() > 11 && path.substr(path.size() - 11) == "/.gitignore")) {
+        out.context.push_back(p.change);
+      }
+    }
+    out.outside.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<PlannedChange> merge_by_path(std::vector<PlannedChange> a,
+                                         std::vector<PlannedChange> b) {
+  std::vector<PlannedChange> out;
+  out.reserve(a.size() + b.size());
+  std::merge(
+      std::make_move_iterator(a.begin()), std::make_move_iterator(a.end()),
+      std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()), std::back_inserter(out),
+      [](const PlannedChange& x, const PlannedChange& y) { return x.change.path < y.change.path; });
+  return out;
+}
+
+} // namespace ws
