@@ -386,8 +386,30 @@ bool ReviewModel::split(size_t f, size_t h) {
   return true;
 }
 
+bool moves_at_once(Action action) {
+  switch (action) {
+  case Action::Up:
+  case Action::Down:
+  case Action::PageUp:
+  case Action::PageDown:
+  case Action::Top:
+  case Action::Bottom:
+  case Action::NextFile:
+  case Action::PrevFile:
+  case Action::FoldUp:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Effect ReviewModel::apply(Action action) {
   m_message.clear();
+  if (m_review.provisional && !moves_at_once(action) &&
+      !(action == Action::Open && selected_fold() != nullptr)) {
+    m_message = "deciding what may land: this waits for the list of now";
+    return Effect::Message;
+  }
   FileEntry* f = current();
   int rows = static_cast<int>(m_rows.size());
   int hunks = f ? static_cast<int>(f->hunks.size()) : 0;

@@ -170,6 +170,18 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
   auto wait_for = [&](ReviewLoader& loader) {
     return session.wait([&] { return loader.progress(); }, [&] { return loader.done(); });
   };
+  // While the plan of now is made, the list as last planned, when there is one: moved in at
+  // once, decided on once the review of now takes its place (tui::ReviewModel::follow).
+  std::unique_ptr<tui::ReviewModel> outdated;
+  auto wait_with_list = [&](ReviewLoader& loader) {
+    return session.wait([&] { return loader.progress(); }, [&] { return loader.done(); },
+                        [&]() -> tui::ReviewModel* {
+                          if (std::optional<tui::Review> list = loader.take_outdated()) {
+                            outdated = std::make_unique<tui::ReviewModel>(std::move(*list));
+                          }
+                          return outdated.get();
+                        });
+  };
   std::string carried; // decisions taken into a reload
   bool first = true;
   for (;;) {
@@ -177,7 +189,7 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     {
       ReviewLoader loader(w, o.paths, first);
       first = false;
-      if (!wait_for(loader)) {
+      if (!wait_with_list(loader)) {
         screen.end();
         std::fprintf(stderr, "ws review: interrupted; nothing landed\n");
         return 130;
@@ -194,6 +206,10 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     // files is not copied); `src` keeps what landing needs.
     ReviewDiffs diffs(w, src);
     tui::ReviewModel model(std::move(src.review), &diffs);
+    if (outdated) {
+      model.follow(*outdated);
+      outdated.reset();
+    }
     // After a crash, decisions come back only for the very same review; after a reload,
     // wherever a file or hunk is still the same.
     size_t restored = carried.empty() ? model.restore(read_text(decisions_file(w)), true)
@@ -206,7 +222,7 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
     hooks.fresh = [&]() -> std::optional<bool> {
       // As long as loading: on its thread, the review on screen, keys kept.
-      ReviewLoader check(w, o.paths);
+      ReviewLoader check(w, o.paths, false, false);
       if (!wait_for(check)) {
         return std::nullopt;
       }

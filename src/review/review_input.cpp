@@ -19,10 +19,19 @@ namespace ws {
 
 std::string stat_identity(const struct stat& st) {
   auto ns = [](const struct timespec& t) {
-    return std::to_string(static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec);
+    return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
   };
   return std::to_string(st.st_size) + ":" + std::to_string(st.st_mode) + ":" +
-         std::to_string(st.st_ino) + ":" + ns(st.st_mtim) + ":" + ns(st.st_ctim);
+         std::to_string(st.st_ino) + ":" + std::to_string(ns(st.st_mtim)) + ":" +
+         std::to_string(ns(st.st_ctim));
+}
+
+std::optional<std::string> change_identity(const fuse::Change& c) {
+  if (c.kind == fuse::ChangeKind::Deleted || c.ino == 0) {
+    return std::nullopt;
+  }
+  return std::to_string(c.size) + ":" + std::to_string(c.mode) + ":" + std::to_string(c.ino) + ":" +
+         std::to_string(c.mtime_ns) + ":" + std::to_string(c.ctime_ns);
 }
 
 UpperFiles::UpperFiles(const StateSource& source)
