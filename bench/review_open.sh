@@ -19,7 +19,7 @@
 #   screen  the review's screen is up and takes keys (they are kept while it loads)
 #   list    a list of the changes is on screen (the kept one while planning, or the final)
 #   final   the list of now is shown (every change has its verdict; decisions may be made)
-#   cpu     the review's CPU time (user+sys) when the final list was shown
+#   cpu     the review's CPU time (user+sys) when each was shown
 #   keys    three keys typed right after the first screen (j j r) came out in order: the
 #           third file rejected
 # and once per binary, expanding the largest folded directory (Enter). Wall times move with
@@ -142,24 +142,29 @@ open_review() {
   until screen | grep -q "ws review"; do sleep 0.01; done
   t4=$(now)
   tmux -S "$SOCK" send-keys j j r
+  shell=$(tmux -S "$SOCK" display-message -p '#{pane_pid}')
+  until pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ') && [ -n "$pid" ]; do sleep 0.01; done
+  local hz list_cpu=""
+  hz=$(getconf CLK_TCK)
   for (( ; ; )); do
     s=$(screen)
-    if [ -z "$list" ] && grep -q "decided\|as last planned" <<<"$s"; then list=$(now); fi
+    if [ -z "$list" ] && grep -q "decided\|as last planned" <<<"$s"; then
+      list=$(now)
+      list_cpu=$(awk -v hz="$hz" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
+    fi
     grep -q "decided" <<<"$s" && break
     sleep 0.01
   done
   t5=$(now)
-  shell=$(tmux -S "$SOCK" display-message -p '#{pane_pid}')
-  pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ')
-  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
+  cpu=$(awk -v hz="$hz" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
   keys="NOT applied"
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     if screen | grep -q '^>\[-\]\|^ \[-\]'; then keys="in order"; break; fi
     sleep 0.1
   done
-  printf '%-7s %-6s screen %5s s  list %5s s  final %5s s  cpu %5s s  keys %s  load %s\n' \
+  printf '%-7s %-6s screen %5s s  list %5s s (cpu %4s s)  final %5s s (cpu %4s s)  keys %s  load %s\n' \
     "$(basename "$(dirname "$bin")")" "$state" "$(secs "$t3" "$t4")" "$(secs "$t3" "$list")" \
-    "$(secs "$t3" "$t5")" "$cpu" "$keys" "$(cut -d' ' -f1 /proc/loadavg)"
+    "$list_cpu" "$(secs "$t3" "$t5")" "$cpu" "$keys" "$(cut -d' ' -f1 /proc/loadavg)"
   if [ -n "$expand" ]; then
     # Expanding the largest folded directory: bottom of the list, up to its row, Enter.
     local how="no folded directory"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ws {
 
@@ -30,8 +31,12 @@ std::optional<std::string> change_identity(const fuse::Change& c) {
   if (c.kind == fuse::ChangeKind::Deleted || c.ino == 0) {
     return std::nullopt;
   }
-  return std::to_string(c.size) + ":" + std::to_string(c.mode) + ":" + std::to_string(c.ino) + ":" +
-         std::to_string(c.mtime_ns) + ":" + std::to_string(c.ctime_ns);
+  char text[128]; // five numbers of at most 20 digits each, and four colons
+  int n = std::snprintf(
+      text, sizeof text, "%llu:%llu:%llu:%lld:%lld", static_cast<unsigned long long>(c.size),
+      static_cast<unsigned long long>(c.mode), static_cast<unsigned long long>(c.ino),
+      static_cast<long long>(c.mtime_ns), static_cast<long long>(c.ctime_ns));
+  return std::string(text, static_cast<size_t>(n));
 }
 
 UpperFiles::UpperFiles(const StateSource& source)

@@ -207,6 +207,11 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
   // is not a file already reviewed. Made from what the plan and one stat per file tell, so
   // opening a review of 100,000 files reads none of them.
   std::string id;
+  size_t id_size = 0;
+  for (const tui::FileEntry& f : r.review.files) {
+    id_size += f.old_path.size() + f.path.size() + f.identity.size() + f.reason.size() + 80;
+  }
+  id.reserve(id_size); // one allocation: 15 MB for 100,000 files, not a copy per doubling
   auto field = [&id](std::string_view s) {
     id += std::to_string(s.size()) + ":"; // unambiguous whatever the bytes
     id += s;
