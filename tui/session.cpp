@@ -78,8 +78,10 @@ bool ReviewSession::wait(const std::function<Progress()>& progress,
     auto [w, h] = m_terminal.size();
     ReviewModel* shown = m_model ? m_model : preview ? preview() : nullptr;
     if (shown) {
-      std::string kept =
-          m_pending.empty() ? "" : "  (" + std::to_string(m_pending.size()) + " keys waiting)";
+      std::string kept = m_pending.empty()
+                             ? ""
+                             : "  (" + std::to_string(m_pending.size()) +
+                                   (m_pending.size() == 1 ? " key" : " keys") + " waiting)";
       fit(*shown, w, h);
       std::string note;
       if (shown != m_model) {
