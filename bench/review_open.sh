@@ -191,7 +191,9 @@ if [ -n "$BEFORE" ]; then
 fi
 for ((run = 1; run <= RUNS; run++)); do
   for bin in "${BINS[@]}"; do
-    open_review "$bin" kept $([ "$run" = 1 ] && echo expand)
+    expand=""
+    [ "$run" = 1 ] && expand="expand"
+    open_review "$bin" kept "$expand"
     open_review "$bin" stale
   done
 done

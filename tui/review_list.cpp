@@ -235,9 +235,9 @@ Effect ReviewModel::fold_up() {
   return Effect::None;
 }
 
-void ReviewModel::follow(const ReviewModel& other) {
+bool ReviewModel::follow(const ReviewModel& other) {
   if (other.m_entries.empty() || m_entries.empty()) {
-    return;
+    return false;
   }
   set_page(other.m_list_rows, other.m_diff_rows, other.m_diff_cols); // the same screen
   // Its expanded directories, outer ones first (a fold is found after the one it is in).
@@ -262,6 +262,7 @@ void ReviewModel::follow(const ReviewModel& other) {
   // The cursor on the same row where that row is still listed; else as far down the list.
   const ListEntry& at = other.m_entries[other.m_cursor];
   size_t target = std::min(other.m_cursor, m_entries.size() - 1);
+  bool found = false;
   if (at.kind == ListEntry::Kind::Fold) {
     const Fold& theirs = other.m_folds[at.index];
     for (size_t e = 0; e < m_entries.size(); ++e) {
@@ -269,6 +270,7 @@ void ReviewModel::follow(const ReviewModel& other) {
           m_folds[m_entries[e].index].dir == theirs.dir &&
           group_of(*this, m_folds[m_entries[e].index]) == group_of(other, theirs)) {
         target = e;
+        found = true;
         break;
       }
     }
@@ -277,6 +279,7 @@ void ReviewModel::follow(const ReviewModel& other) {
     for (size_t i = 0; i < m_review.files.size(); ++i) {
       if (m_review.files[i].path == path) {
         target = reveal(i);
+        found = true;
         break;
       }
     }
@@ -286,6 +289,7 @@ void ReviewModel::follow(const ReviewModel& other) {
   const ListEntry& now = m_entries[m_cursor];
   m_list_top = now.row - std::min(now.row, screen_row);
   keep_cursor_visible();
+  return found;
 }
 
 size_t ReviewModel::entry_of_file(size_t index) const {

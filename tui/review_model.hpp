@@ -276,8 +276,10 @@ public:
 
   /// Takes the place the person had in `other` (the provisional list shown while this one
   /// loaded): the same directories expanded, the cursor on the same file or directory
-  /// where it is still listed, on the same row of the screen.
-  void follow(const ReviewModel& other);
+  /// where it is still listed, on the same row of the screen. False when that file or
+  /// directory is not listed here (the cursor stays as far down the list): keys typed for
+  /// it must not act on another.
+  bool follow(const ReviewModel& other);
 
 private:
   // review_model.cpp: cursor and decisions

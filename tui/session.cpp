@@ -115,6 +115,12 @@ bool ReviewSession::wait(const std::function<Progress()>& progress,
   }
 }
 
+size_t ReviewSession::discard_pending() {
+  size_t n = m_pending.size();
+  m_pending.clear();
+  return n;
+}
+
 void ReviewSession::draw(const std::string& prompt) {
   auto [w, h] = m_terminal.size();
   fit(*m_model, w, h);

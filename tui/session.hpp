@@ -59,6 +59,9 @@ public:
 
   /// Keys typed and not yet applied.
   size_t pending() const { return m_pending.size(); }
+  /// Forgets the keys typed and not yet applied (they were meant for a row that is gone);
+  /// returns how many.
+  size_t discard_pending();
 
 private:
   void draw(const std::string& prompt);

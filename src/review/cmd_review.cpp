@@ -206,8 +206,13 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     // files is not copied); `src` keeps what landing needs.
     ReviewDiffs diffs(w, src);
     tui::ReviewModel model(std::move(src.review), &diffs);
+    // Where the person was on the kept list; keys that waited for a row gone from the list
+    // of now would act on another row: they are dropped, and the person told.
+    size_t dropped = 0;
     if (outdated) {
-      model.follow(*outdated);
+      if (!model.follow(*outdated)) {
+        dropped = session.discard_pending();
+      }
       outdated.reset();
     }
     // After a crash, decisions come back only for the very same review; after a reload,
@@ -217,6 +222,12 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     if (restored > 0) {
       model.set_message(tui::with_commas(restored) + " decision" + (restored == 1 ? "" : "s") +
                         " restored from your last session");
+    }
+    if (dropped > 0) {
+      model.set_message(std::to_string(dropped) + (dropped == 1 ? " key" : " keys") +
+                        " typed meanwhile not applied: the row you were on is not in the list "
+                        "of now" +
+                        (restored > 0 ? "; " + model.message() : ""));
     }
     tui::SessionHooks hooks;
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };

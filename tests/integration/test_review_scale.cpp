@@ -138,6 +138,26 @@ TEST_CASE("review scale: the list as last planned shows while the plan of now is
   t.keys("y", "ws-exit=0");
 }
 
+TEST_CASE("review scale: keys that waited for a row gone from the list of now act on no other") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  HeldLoad held(1);
+  REQUIRE(held.w.ws("status").status == 0);
+  REQUIRE(held.w.in_view("rm new.txt").status == 0); // since the kept plan
+  ReviewTerminal t = held.review(120);
+  t.wait_for("the list as last planned");
+  t.keys("j", ">[ ] A new.txt");
+  t.keys("r", "(1 key waiting)");
+  held.open_gate();
+  t.wait_for("1 key typed meanwhile not applied: the row you were on is not in the list of now");
+  std::string s = t.screen();
+  CHECK(s.find("new.txt") == npos);
+  CHECK(s.find("[-]") == npos); // rejected nothing else in its place
+  check_has_all(s, {"0/3 decided", "M notes.txt"});
+  t.keys("q", "ws-exit=0");
+}
+
 TEST_CASE("review scale: q typed while it loads quits once loaded - Ctrl-C leaves at once") {
   if (!tmux_or_skip()) {
     return;

@@ -263,7 +263,7 @@ TEST_CASE("tui::ReviewModel a provisional list is moved in, never decided on - t
   now.files[1].reason = "changes a build file";
   now.files.push_back(file("added-since.txt", T, ""));
   ReviewModel m(now);
-  m.follow(old);
+  CHECK(m.follow(old));
   REQUIRE(m.selected_file() != nullptr);
   CHECK(m.selected_file()->path == "node_modules/pkg2/f1.js");
   CHECK(m.entries()[m.cursor()].row - m.list_top() == row_on_screen);
@@ -278,11 +278,12 @@ TEST_CASE("tui::ReviewModel a provisional list is moved in, never decided on - t
   CHECK(was_frame.dump().find("decided") == std::string::npos);
   CHECK(render(m, 100, 30).dump().find("decided") != std::string::npos);
 
-  // A row gone from the list of now: the cursor stays as far down the list.
+  // A row gone from the list of now: the cursor stays as far down the list, and the caller
+  // is told (keys typed for that row must not act on another).
   Review fewer = big();
   std::erase_if(fewer.files,
                 [](const FileEntry& f) { return f.path.rfind("node_modules/pkg2/", 0) == 0; });
   ReviewModel m2(fewer);
-  m2.follow(old);
+  CHECK_FALSE(m2.follow(old));
   CHECK(m2.cursor() == std::min(old.cursor(), m2.entries().size() - 1));
 }

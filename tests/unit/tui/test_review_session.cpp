@@ -174,7 +174,7 @@ TEST_CASE("tui::ReviewSession on a provisional list moves act at once - the firs
   now.files.erase(now.files.begin() + 1);
   now.files.push_back(text("d.txt"));
   ReviewModel m(now);
-  m.follow(old);
+  CHECK(m.follow(old));
   CHECK(m.selected_file()->path == "c.txt");
   t.keys = {};
   t.end_when_empty = true;
