@@ -2,23 +2,32 @@
 # How long `ws review` takes to open, and its peak memory (issues 10 and 13), next to
 # `git status -uall` and `ws status` in the same workspace and the same run.
 #   bench/review_open.sh [WS_BINARY] [NEW_FILES] [SPARSE_WITHHELD_SIZE]
-#   bench/review_open.sh WS_BINARY --withheld N --changed M [--dir DIR]
+#   bench/review_open.sh WS_BINARY --withheld N --changed M [--dir DIR] [--before OLD_WS] [--runs R]
 # e.g. bench/review_open.sh build/ws 50000                          50,000 small new files
 #      bench/review_open.sh build/ws 0 2G                           one 2 GB sparse withheld file
 #      bench/review_open.sh build/ws --withheld 100000 --changed 1000
 #           100,000 files under node_modules/ (withheld) and 1,000 tracked text files edited
 # --dir DIR keeps the workspace in DIR and reuses it next time (making 100,000 files through
-# the view takes minutes). Reported:
-#   first screen  the review's screen is up and takes keys (they are kept while it loads)
-#   list          the file list is shown (every change has its verdict)
-#   keys          three keys typed right after starting were applied, in order
-#   expand        Enter on the largest folded directory lists what is below it
-# with the review's CPU time when the list was shown (wall times move with the machine's
-# load; read the ratios). Needs tmux (ws review needs a terminal).
+# the view takes minutes). --before OLD_WS opens the same workspace with another build too,
+# alternating with WS_BINARY, --runs times each (default 1): before/after in the same run.
+# Each binary opens the review twice per run:
+#   kept   right after its own `ws status`: the kept plan (docs/transfer.md, "The plan
+#          cache") is the plan of now
+#   stale  after the agent wrote one file since: the kept plan is out of date, the review
+#          plans in full (and shows the kept list meanwhile, where it does)
+# Reported, per open:
+#   screen  the review's screen is up and takes keys (they are kept while it loads)
+#   list    a list of the changes is on screen (the kept one while planning, or the final)
+#   final   the list of now is shown (every change has its verdict; decisions may be made)
+#   cpu     the review's CPU time (user+sys) when each was shown
+#   keys    three keys typed right after the first screen (j j r) came out in order: the
+#           third file rejected
+# and once per binary, expanding the largest folded directory (Enter). Wall times move with
+# the machine's load; read the CPU times and the ratios within one run. Needs tmux.
 set -euo pipefail
 WS=$(realpath "${1:-build/ws}")
 shift || true
-N=0 BIG="" WITHHELD=0 CHANGED=0 DIR=""
+N=0 BIG="" WITHHELD=0 CHANGED=0 DIR="" BEFORE="" RUNS=1
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   N=$1
   shift
@@ -34,6 +43,8 @@ while [ $# -gt 0 ]; do
   --withheld) WITHHELD=$2; shift 2 ;;
   --changed) CHANGED=$2; shift 2 ;;
   --dir) DIR=$2; shift 2 ;;
+  --before) BEFORE=$(realpath "$2"); shift 2 ;;
+  --runs) RUNS=$2; shift 2 ;;
   *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -100,48 +111,90 @@ VIEW=$("$WS" mount | head -n 1)
 rm -f "$XDG_DATA_HOME"/ws/*/default/review-decisions
 
 now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc; }
+secs() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
 screen() { tmux -S "$SOCK" capture-pane -p; }
 t0=$(now)
 git -C "$VIEW" status -uall --porcelain | wc -l >/dev/null
 t1=$(now)
 "$WS" status >/dev/null
 t2=$(now)
-# The review, with three keys typed as soon as its screen is up: down, down, reject (the
-# third file). They must come out applied in order, whenever the list appears.
-tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
-  "XDG_DATA_HOME=$XDG_DATA_HOME XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $WS review; sleep 600"
-t3=$(now)
-until screen | grep -q "ws review"; do sleep 0.02; done
-t4=$(now)
-tmux -S "$SOCK" send-keys j j r
-until screen | grep -q "decided"; do sleep 0.05; done
-t5=$(now)
-shell=$(tmux -S "$SOCK" display-message -p '#{pane_pid}')
-pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ')
-cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f s user, %.2f s sys", $14/hz, $15/hz}' "/proc/$pid/stat")
-keys="not applied"
-if [ "$N" -gt 0 ] || [ "$CHANGED" -gt 0 ]; then
-  sleep 0.5
-  screen | grep -q '^>\[-\]\|^ \[-\]' && keys="applied in order (third file rejected)"
-fi
-# Expanding the largest folded directory: bottom of the list, up to its row, Enter.
-expand="no folded directory"
-tmux -S "$SOCK" send-keys G
-sleep 0.5
-if screen | grep -q ' +  *[0-9,]* files'; then
-  until screen | grep -q '^>.* +  *[0-9,]* files'; do tmux -S "$SOCK" send-keys k; sleep 0.1; done
-  t6=$(now)
-  tmux -S "$SOCK" send-keys Enter
-  until screen | grep -q '^>.* -  *[0-9,]* files'; do sleep 0.02; done
-  expand="$(secs "$t6" "$(now)") s"
-fi
-peak=$(awk '/^VmHWM/ {print $2 " " $3}' "/proc/$pid/status")
 echo "new files: $N  withheld: $WITHHELD  changed text files: $CHANGED  sparse withheld: ${BIG:-none}"
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "git status -uall in the view:  $(secs "$t0" "$t1") s"
 echo "ws status:                     $(secs "$t1" "$t2") s"
-echo "ws review first screen:        $(secs "$t3" "$t4") s"
-echo "ws review list:                $(secs "$t3" "$t5") s ($cpu; peak RSS $peak)"
-echo "keys typed while loading:      $keys"
-echo "expand the largest directory:  $expand"
+
+# One open of the review by binary $1 in state $2 (kept or stale); prints one line.
+touched=0
+open_review() {
+  local bin=$1 state=$2 expand=${3:-}
+  rm -f "$XDG_DATA_HOME"/ws/*/default/review-decisions
+  "$bin" status >/dev/null # the plan of now, kept under the daemon's token
+  if [ "$state" = stale ]; then
+    touched=$((touched + 1))
+    echo "written by the agent $touched" >"$VIEW/agent-wrote-this.txt"
+  fi
+  tmux -S "$SOCK" kill-server 2>/dev/null || true
+  local t3 t4 t5 t6 pid shell cpu keys list=""
+  # Three keys typed as soon as the screen is up: down, down, reject (the third file).
+  # They must come out applied in order, whenever the list appears.
+  tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
+    "XDG_DATA_HOME=$XDG_DATA_HOME XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $bin review; sleep 600"
+  t3=$(now)
+  until screen | grep -q "ws review"; do sleep 0.01; done
+  t4=$(now)
+  tmux -S "$SOCK" send-keys j j r
+  shell=$(tmux -S "$SOCK" display-message -p '#{pane_pid}')
+  until pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ') && [ -n "$pid" ]; do sleep 0.01; done
+  local hz list_cpu=""
+  hz=$(getconf CLK_TCK)
+  for (( ; ; )); do
+    s=$(screen)
+    if [ -z "$list" ] && grep -q "decided\|as last planned" <<<"$s"; then
+      list=$(now)
+      list_cpu=$(awk -v hz="$hz" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
+    fi
+    grep -q "decided" <<<"$s" && break
+    sleep 0.01
+  done
+  t5=$(now)
+  cpu=$(awk -v hz="$hz" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
+  keys="NOT applied"
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    if screen | grep -q '^>\[-\]\|^ \[-\]'; then keys="in order"; break; fi
+    sleep 0.1
+  done
+  printf '%-7s %-6s screen %5s s  list %5s s (cpu %4s s)  final %5s s (cpu %4s s)  keys %s  load %s\n' \
+    "$(basename "$(dirname "$bin")")" "$state" "$(secs "$t3" "$t4")" "$(secs "$t3" "$list")" \
+    "$list_cpu" "$(secs "$t3" "$t5")" "$cpu" "$keys" "$(cut -d' ' -f1 /proc/loadavg)"
+  if [ -n "$expand" ]; then
+    # Expanding the largest folded directory: bottom of the list, up to its row, Enter.
+    local how="no folded directory"
+    tmux -S "$SOCK" send-keys G
+    sleep 0.5
+    if screen | grep -q ' +  *[0-9,]* files'; then
+      until screen | grep -q '^>.* +  *[0-9,]* files'; do tmux -S "$SOCK" send-keys k; sleep 0.1; done
+      t6=$(now)
+      tmux -S "$SOCK" send-keys Enter
+      until screen | grep -q '^>.* -  *[0-9,]* files'; do sleep 0.01; done
+      how="$(secs "$t6" "$(now)") s"
+    fi
+    echo "        expand the largest directory: $how; peak RSS $(awk '/^VmHWM/ {print $2 " " $3}' "/proc/$pid/status")"
+  fi
+  tmux -S "$SOCK" kill-server 2>/dev/null || true
+}
+
+BINS=("$WS")
+if [ -n "$BEFORE" ]; then
+  mkdir -p "$T/bin/before" "$T/bin/after"
+  cp "$BEFORE" "$T/bin/before/ws"
+  cp "$WS" "$T/bin/after/ws"
+  BINS=("$T/bin/before/ws" "$T/bin/after/ws")
+fi
+for ((run = 1; run <= RUNS; run++)); do
+  for bin in "${BINS[@]}"; do
+    expand=""
+    [ "$run" = 1 ] && expand="expand"
+    open_review "$bin" kept "$expand"
+    open_review "$bin" stale
+  done
+done
+rm -f "$VIEW/agent-wrote-this.txt"

@@ -476,9 +476,11 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
 
   // Title: what is reviewed and how far along.
   size_t total = m.decidable_files();
-  std::string title = " ws review  workspace '" + m.review().workspace + "'  patch " +
-                      m.review().id.substr(0, 8) + "  " + std::to_string(m.decided_files()) + "/" +
-                      std::to_string(total) + " decided";
+  std::string title = " ws review  workspace '" + m.review().workspace + "'  ";
+  title += m.review().provisional
+               ? "the list as last planned, updating"
+               : "patch " + m.review().id.substr(0, 8) + "  " + std::to_string(m.decided_files()) +
+                     "/" + std::to_string(total) + " decided";
   RowBuilder(fr.rows[0], w).add(title, Style::Title).fill(Style::Title);
 
   int body = fr.height - 2;

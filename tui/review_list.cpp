@@ -235,6 +235,63 @@ Effect ReviewModel::fold_up() {
   return Effect::None;
 }
 
+bool ReviewModel::follow(const ReviewModel& other) {
+  if (other.m_entries.empty() || m_entries.empty()) {
+    return false;
+  }
+  set_page(other.m_list_rows, other.m_diff_rows, other.m_diff_cols); // the same screen
+  // Its expanded directories, outer ones first (a fold is found after the one it is in).
+  auto group_of = [](const ReviewModel& m, const Fold& f) {
+    return m.m_review.files[f.begin].group;
+  };
+  for (const Fold& theirs : other.m_folds) {
+    if (!theirs.expanded) {
+      continue;
+    }
+    for (size_t k = 0; k < m_folds.size(); ++k) {
+      const Fold& mine = m_folds[k];
+      if (!mine.expanded && mine.dir == theirs.dir &&
+          group_of(*this, mine) == group_of(other, theirs) &&
+          (mine.parent < 0 || m_folds[static_cast<size_t>(mine.parent)].expanded)) {
+        expand(k);
+        break;
+      }
+    }
+  }
+  rebuild_entries();
+  // The cursor on the same row where that row is still listed; else as far down the list.
+  const ListEntry& at = other.m_entries[other.m_cursor];
+  size_t target = std::min(other.m_cursor, m_entries.size() - 1);
+  bool found = false;
+  if (at.kind == ListEntry::Kind::Fold) {
+    const Fold& theirs = other.m_folds[at.index];
+    for (size_t e = 0; e < m_entries.size(); ++e) {
+      if (m_entries[e].kind == ListEntry::Kind::Fold &&
+          m_folds[m_entries[e].index].dir == theirs.dir &&
+          group_of(*this, m_folds[m_entries[e].index]) == group_of(other, theirs)) {
+        target = e;
+        found = true;
+        break;
+      }
+    }
+  } else {
+    const std::string& path = other.m_review.files[at.index].path;
+    for (size_t i = 0; i < m_review.files.size(); ++i) {
+      if (m_review.files[i].path == path) {
+        target = reveal(i);
+        found = true;
+        break;
+      }
+    }
+  }
+  size_t screen_row = at.row - std::min(at.row, other.m_list_top);
+  select_entry(target);
+  const ListEntry& now = m_entries[m_cursor];
+  m_list_top = now.row - std::min(now.row, screen_row);
+  keep_cursor_visible();
+  return found;
+}
+
 size_t ReviewModel::entry_of_file(size_t index) const {
   auto first_file = [this](const ListEntry& e) {
     return e.kind == ListEntry::Kind::File ? e.index : m_folds[e.index].begin;

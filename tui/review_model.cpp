@@ -119,15 +119,23 @@ ReviewModel::ReviewModel(Review review, DiffSource* source)
     : m_review(std::move(review)), m_source(source) {
   // Grouped as the person reads them: what lands, what lands loudly, what does not. Sorted
   // by index and moved once: a review of 100,000 files moves each entry one time.
+  // The plan comes sorted by path: the groups are taken apart in one pass, and each is
+  // sorted only if it is not already (100,000 path compares, not 1.7 million).
   auto& files = m_review.files;
-  std::vector<size_t> order(files.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (files[a].group != files[b].group) {
-      return group_rank(files[a].group) < group_rank(files[b].group);
+  std::vector<size_t> order;
+  order.reserve(files.size());
+  for (Group g : {Group::Transfer, Group::Flagged, Group::Withheld, Group::Blocked}) {
+    auto from = static_cast<std::ptrdiff_t>(order.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (group_rank(files[i].group) == group_rank(g)) {
+        order.push_back(i);
+      }
     }
-    return files[a].path < files[b].path;
-  });
+    auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
+    if (!std::is_sorted(order.begin() + from, order.end(), by_path)) {
+      std::stable_sort(order.begin() + from, order.end(), by_path);
+    }
+  }
   std::vector<FileEntry> sorted;
   sorted.reserve(files.size());
   for (size_t i : order) {
@@ -386,8 +394,30 @@ bool ReviewModel::split(size_t f, size_t h) {
   return true;
 }
 
+bool moves_at_once(Action action) {
+  switch (action) {
+  case Action::Up:
+  case Action::Down:
+  case Action::PageUp:
+  case Action::PageDown:
+  case Action::Top:
+  case Action::Bottom:
+  case Action::NextFile:
+  case Action::PrevFile:
+  case Action::FoldUp:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Effect ReviewModel::apply(Action action) {
   m_message.clear();
+  if (m_review.provisional && !moves_at_once(action) &&
+      !(action == Action::Open && selected_fold() != nullptr)) {
+    m_message = "deciding what may land: this waits for the list of now";
+    return Effect::Message;
+  }
   FileEntry* f = current();
   int rows = static_cast<int>(m_rows.size());
   int hunks = f ? static_cast<int>(f->hunks.size()) : 0;

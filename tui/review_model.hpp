@@ -120,6 +120,10 @@ struct Review {
   std::string workspace;
   std::string id; ///< identity of everything shown: any change in the workspace changes it
   std::vector<FileEntry> files;
+  /// The list as an earlier command planned it, shown while the plan of now is made (ws
+  /// review, issue 13): its verdicts may be out of date, so it is moved in, never decided
+  /// on (moves_at_once()); the review of now takes its place (ReviewModel::follow).
+  bool provisional = false;
 };
 
 /// A file's overall state, for the list.
@@ -270,6 +274,13 @@ public:
   /// How many files' hunks are held in memory now (the selected one included).
   size_t loaded_diffs() const;
 
+  /// Takes the place the person had in `other` (the provisional list shown while this one
+  /// loaded): the same directories expanded, the cursor on the same file or directory
+  /// where it is still listed, on the same row of the screen. False when that file or
+  /// directory is not listed here (the cursor stays as far down the list): keys typed for
+  /// it must not act on another.
+  bool follow(const ReviewModel& other);
+
 private:
   // review_model.cpp: cursor and decisions
   void select_entry(size_t entry);
@@ -346,6 +357,10 @@ private:
     int here = -1;    ///< the row it started after, in the start file
   } m_job;
 };
+
+/// What a provisional list (Review::provisional) does at once: moving through it, opening
+/// and folding its directories. Anything else waits for the review of now.
+bool moves_at_once(Action action);
 
 /// "2,510": counts as the person reads them.
 std::string with_commas(size_t n);

@@ -65,7 +65,8 @@ ReviewSession::ReviewSession(Terminal& terminal, std::string workspace)
     : m_terminal(terminal), m_workspace(std::move(workspace)) {}
 
 bool ReviewSession::wait(const std::function<Progress()>& progress,
-                         const std::function<bool()>& ready) {
+                         const std::function<bool()>& ready,
+                         const std::function<ReviewModel*()>& preview) {
   for (;;) {
     if (ready()) {
       return true;
@@ -75,24 +76,49 @@ bool ReviewSession::wait(const std::function<Progress()>& progress,
     }
     Progress p = progress();
     auto [w, h] = m_terminal.size();
-    if (m_model) {
-      std::string kept =
-          m_pending.empty() ? "" : "  (" + std::to_string(m_pending.size()) + " keys waiting)";
-      fit(*m_model, w, h);
-      m_terminal.paint(render(*m_model, w, h, Overlay{" " + progress_text(p) + kept, false}));
+    ReviewModel* shown = m_model ? m_model : preview ? preview() : nullptr;
+    if (shown) {
+      std::string kept = m_pending.empty()
+                             ? ""
+                             : "  (" + std::to_string(m_pending.size()) +
+                                   (m_pending.size() == 1 ? " key" : " keys") + " waiting)";
+      fit(*shown, w, h);
+      std::string note;
+      if (shown != m_model) {
+        note = "  (" +
+               (shown->message().empty() ? "moving works; other keys wait for the list of now"
+                                         : shown->message()) +
+               ")";
+      }
+      m_terminal.paint(render(*shown, w, h, Overlay{" " + progress_text(p) + kept + note, false}));
     } else {
       m_terminal.paint(render_loading(m_workspace, p, m_pending.size(), w, h));
     }
-    // Everything typed is kept; only Ctrl-C acts now (it leaves).
+    // Everything typed is kept; only Ctrl-C acts now (it leaves), and on a provisional list
+    // the keys that move, until one that must wait comes (then every later key waits too).
     for (auto k = m_terminal.key(k_wait_poll_ms); k; k = m_terminal.key(0)) {
       if (*k == k_key_ctrl_c) {
         return false;
       }
-      if (*k != k_key_resize) {
-        m_pending.push_back(*k);
+      if (*k == k_key_resize) {
+        continue;
       }
+      std::optional<Action> a = action_for(*k);
+      if (shown && shown != m_model && m_pending.empty() && a &&
+          (moves_at_once(*a) || (*a == Action::Open && shown->selected_fold()))) {
+        fit(*shown, w, h);
+        shown->apply(*a);
+        break; // shown at once
+      }
+      m_pending.push_back(*k);
     }
   }
+}
+
+size_t ReviewSession::discard_pending() {
+  size_t n = m_pending.size();
+  m_pending.clear();
+  return n;
 }
 
 void ReviewSession::draw(const std::string& prompt) {

@@ -45,16 +45,23 @@ class ReviewSession {
 public:
   ReviewSession(Terminal& terminal, std::string workspace);
 
-  /// Shows `progress()` until `ready()` says so: over the review when one runs, else as the
-  /// loading screen. Every key typed meanwhile is kept, in order, and applied afterwards as
-  /// if typed then. Returns false when the person interrupted (Ctrl-C, a signal).
-  bool wait(const std::function<Progress()>& progress, const std::function<bool()>& ready);
+  /// Shows `progress()` until `ready()` says so: over the review when one runs, else over
+  /// the provisional list `preview()` gives once there is one (Review::provisional), else as
+  /// the loading screen. Every key typed meanwhile is kept, in order, and applied afterwards
+  /// as if typed then; but on a provisional list, keys that only move (moves_at_once) act
+  /// at once as long as no other key waits before them (so the order holds). Returns false
+  /// when the person interrupted (Ctrl-C, a signal).
+  bool wait(const std::function<Progress()>& progress, const std::function<bool()>& ready,
+            const std::function<ReviewModel*()>& preview = {});
 
   /// Runs the review until the person finishes or leaves; keys kept by wait() come first.
   SessionResult run(ReviewModel& model, const SessionHooks& hooks);
 
   /// Keys typed and not yet applied.
   size_t pending() const { return m_pending.size(); }
+  /// Forgets the keys typed and not yet applied (they were meant for a row that is gone);
+  /// returns how many.
+  size_t discard_pending();
 
 private:
   void draw(const std::string& prompt);

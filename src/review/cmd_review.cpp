@@ -170,6 +170,18 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
   auto wait_for = [&](ReviewLoader& loader) {
     return session.wait([&] { return loader.progress(); }, [&] { return loader.done(); });
   };
+  // While the plan of now is made, the list as last planned, when there is one: moved in at
+  // once, decided on once the review of now takes its place (tui::ReviewModel::follow).
+  std::unique_ptr<tui::ReviewModel> outdated;
+  auto wait_with_list = [&](ReviewLoader& loader) {
+    return session.wait([&] { return loader.progress(); }, [&] { return loader.done(); },
+                        [&]() -> tui::ReviewModel* {
+                          if (std::optional<tui::Review> list = loader.take_outdated()) {
+                            outdated = std::make_unique<tui::ReviewModel>(std::move(*list));
+                          }
+                          return outdated.get();
+                        });
+  };
   std::string carried; // decisions taken into a reload
   bool first = true;
   for (;;) {
@@ -177,7 +189,7 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     {
       ReviewLoader loader(w, o.paths, first);
       first = false;
-      if (!wait_for(loader)) {
+      if (!wait_with_list(loader)) {
         screen.end();
         std::fprintf(stderr, "ws review: interrupted; nothing landed\n");
         return 130;
@@ -194,6 +206,15 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     // files is not copied); `src` keeps what landing needs.
     ReviewDiffs diffs(w, src);
     tui::ReviewModel model(std::move(src.review), &diffs);
+    // Where the person was on the kept list; keys that waited for a row gone from the list
+    // of now would act on another row: they are dropped, and the person told.
+    size_t dropped = 0;
+    if (outdated) {
+      if (!model.follow(*outdated)) {
+        dropped = session.discard_pending();
+      }
+      outdated.reset();
+    }
     // After a crash, decisions come back only for the very same review; after a reload,
     // wherever a file or hunk is still the same.
     size_t restored = carried.empty() ? model.restore(read_text(decisions_file(w)), true)
@@ -202,11 +223,17 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
       model.set_message(tui::with_commas(restored) + " decision" + (restored == 1 ? "" : "s") +
                         " restored from your last session");
     }
+    if (dropped > 0) {
+      model.set_message(std::to_string(dropped) + (dropped == 1 ? " key" : " keys") +
+                        " typed meanwhile not applied: the row you were on is not in the list "
+                        "of now" +
+                        (restored > 0 ? "; " + model.message() : ""));
+    }
     tui::SessionHooks hooks;
     hooks.save = [&](const tui::ReviewModel& m) { write_atomic(decisions_file(w), m.save()); };
     hooks.fresh = [&]() -> std::optional<bool> {
       // As long as loading: on its thread, the review on screen, keys kept.
-      ReviewLoader check(w, o.paths);
+      ReviewLoader check(w, o.paths, false, false);
       if (!wait_for(check)) {
         return std::nullopt;
       }

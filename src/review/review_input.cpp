@@ -14,15 +14,29 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ws {
 
 std::string stat_identity(const struct stat& st) {
   auto ns = [](const struct timespec& t) {
-    return std::to_string(static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec);
+    return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
   };
   return std::to_string(st.st_size) + ":" + std::to_string(st.st_mode) + ":" +
-         std::to_string(st.st_ino) + ":" + ns(st.st_mtim) + ":" + ns(st.st_ctim);
+         std::to_string(st.st_ino) + ":" + std::to_string(ns(st.st_mtim)) + ":" +
+         std::to_string(ns(st.st_ctim));
+}
+
+std::optional<std::string> change_identity(const fuse::Change& c) {
+  if (c.kind == fuse::ChangeKind::Deleted || c.ino == 0) {
+    return std::nullopt;
+  }
+  char text[128]; // five numbers of at most 20 digits each, and four colons
+  int n = std::snprintf(
+      text, sizeof text, "%llu:%llu:%llu:%lld:%lld", static_cast<unsigned long long>(c.size),
+      static_cast<unsigned long long>(c.mode), static_cast<unsigned long long>(c.ino),
+      static_cast<long long>(c.mtime_ns), static_cast<long long>(c.ctime_ns));
+  return std::string(text, static_cast<size_t>(n));
 }
 
 UpperFiles::UpperFiles(const StateSource& source)

@@ -52,4 +52,8 @@ private:
 /// The identity FileProbe::identity holds for `st`.
 std::string stat_identity(const struct stat& st);
 
+/// The same identity from what the plan saw of the object (fuse::Change keeps its stat):
+/// no stat of its own. nullopt for a deletion, or a change that kept no stat.
+std::optional<std::string> change_identity(const fuse::Change& c);
+
 } // namespace ws

@@ -338,6 +338,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   // here on is in its next answer, and a plan saved under this token is never trusted past it.
   std::optional<std::string> inputs;
   std::optional<CachedPlan> cached;
+  std::optional<std::vector<PlannedChange>> outdated; // kept under other inputs
   std::optional<ViewChanges> changed;
   const std::filesystem::path cache_file = source.state.dir / "plan-cache";
   if (plan_cache_allowed(source, request)) {
@@ -345,6 +346,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     if (inputs) {
       cached = load_plan_cache(cache_file);
       if (cached && cached->inputs != *inputs) {
+        outdated = std::move(cached->plan);
         cached.reset();
       }
       changed = view_changes_since(w.mountpoint, cached ? cached->token : "", k_update_names);
@@ -384,6 +386,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       progress(plan.size(), plan.size());
     }
   } else {
+    if (request.outdated && (cached || outdated)) {
+      request.outdated(cached ? cached->plan : *outdated);
+    }
     plan = plan_changes(w, source, request, progress);
     if (changed && request.paths.empty()) {
       save_plan_cache(cache_file, changed->token, *inputs, plan);

@@ -53,6 +53,10 @@ struct PlanRequest {
   std::optional<std::vector<std::string>> only;
   bool keep_content = false;        ///< keep what was read of small files (view_content)
   PlanValidity* validity = nullptr; ///< set to what the plan holds under, when known
+  /// Called with the plan an earlier command kept when it is not the plan of now, just
+  /// before planning in full (`ws review` shows its list meanwhile); its verdicts may be out
+  /// of date. Not called when there is none, or when it is used.
+  std::function<void(const std::vector<PlannedChange>&)> outdated = nullptr;
 };
 
 /// Told how many changes have their verdict, of how many, every few hundred, on the calling

@@ -102,6 +102,62 @@ TEST_CASE("review scale: keys typed while it loads apply in order - a folded dir
   check_has_all(status, {"node_modules/pkg3/lib/f7.js", "A new.txt"});
 }
 
+TEST_CASE("review scale: the list as last planned shows while the plan of now is made - moves act "
+          "on it at once, other keys wait and act where the person was") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  HeldLoad held(10);
+  // `ws status` keeps its plan; then the agent writes one more file: that plan is out of
+  // date, the review plans in full (held by the gate) and shows the kept list meanwhile.
+  REQUIRE(held.w.ws("status").status == 0);
+  REQUIRE(held.w.in_view("echo late > late.txt").status == 0);
+  ReviewTerminal t = held.review(140);
+  t.wait_for("the list as last planned");
+  std::string s = t.screen();
+  check_has_all(s, {">[ ] D README.md", "[ ] A new.txt", "WITHHELD (1,001)", "1,000 files",
+                    "deciding what may land"});
+  CHECK(s.find("late.txt") == npos); // not planned yet
+  CHECK(s.find("decided") == npos);
+  // Moving acts at once, on the list shown, while the plan of now is still held back.
+  t.keys("j", ">[ ] A new.txt");
+  t.keys("j", ">[ ] M notes.txt");
+  t.keys("Tab", "(1 key waiting)"); // not a move: it waits, and so does every key after it
+  t.keys("Tab", "2 keys waiting");
+  t.keys("r", "3 keys waiting");
+  t.keys("k", "4 keys waiting");
+  CHECK(t.screen().find(">[ ] M notes.txt") != npos);
+  held.open_gate();
+  // The list of now: late.txt came in above, and the cursor stayed on notes.txt, where the
+  // waiting keys act: into its diff and back, reject it (on to src/main.c), up again.
+  t.wait_for("1/5 decided"); // tool.sh and node_modules/ are withheld
+  s = t.screen();
+  check_has_all(s, {"[ ] A late.txt", "[ ] A new.txt", ">[-] M notes.txt", "[ ] M src/main.c"});
+  CHECK(s.find("as last planned") == npos);
+  t.keys("q", "Leave without landing");
+  t.keys("y", "ws-exit=0");
+}
+
+TEST_CASE("review scale: keys that waited for a row gone from the list of now act on no other") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  HeldLoad held(1);
+  REQUIRE(held.w.ws("status").status == 0);
+  REQUIRE(held.w.in_view("rm new.txt").status == 0); // since the kept plan
+  ReviewTerminal t = held.review(120);
+  t.wait_for("the list as last planned");
+  t.keys("j", ">[ ] A new.txt");
+  t.keys("r", "(1 key waiting)");
+  held.open_gate();
+  t.wait_for("1 key typed meanwhile not applied: the row you were on is not in the list of now");
+  std::string s = t.screen();
+  CHECK(s.find("new.txt") == npos);
+  CHECK(s.find("[-]") == npos); // rejected nothing else in its place
+  check_has_all(s, {"0/3 decided", "M notes.txt"});
+  t.keys("q", "ws-exit=0");
+}
+
 TEST_CASE("review scale: q typed while it loads quits once loaded - Ctrl-C leaves at once") {
   if (!tmux_or_skip()) {
     return;

@@ -235,3 +235,55 @@ TEST_CASE("tui::ReviewModel a saved directory decision needs the same files") {
   CHECK(reload.restore(saved, false) == 0);
   CHECK_FALSE(reload.any_decision());
 }
+
+TEST_CASE("tui::ReviewModel a provisional list is moved in, never decided on - the review of now "
+          "takes its place where the person was") {
+  Review was = big();
+  was.id.clear();
+  was.provisional = true;
+  ReviewModel old(was);
+  old.set_page(20, 20);
+  CHECK(old.apply(Action::Accept) == Effect::Message);
+  CHECK(old.apply(Action::Override) == Effect::Message);
+  CHECK_FALSE(old.any_decision());
+  // Into node_modules/, then pkg2/ within it, opened too.
+  go_to(old, fold_entry(old, "node_modules"));
+  CHECK(old.apply(Action::Open) == Effect::None);
+  go_to(old, fold_entry(old, "node_modules/pkg2"));
+  CHECK(old.apply(Action::Open) == Effect::None);
+  old.apply(Action::Down);
+  old.apply(Action::Down);
+  REQUIRE(old.selected_file() != nullptr);
+  CHECK(old.selected_file()->path == "node_modules/pkg2/f1.js");
+  size_t row_on_screen = old.entries()[old.cursor()].row - old.list_top();
+
+  // The plan of now: src/a.c became flagged, a new file came; the rest is as it was.
+  Review now = big();
+  now.files[1].group = Group::Flagged;
+  now.files[1].reason = "changes a build file";
+  now.files.push_back(file("added-since.txt", T, ""));
+  ReviewModel m(now);
+  CHECK(m.follow(old));
+  REQUIRE(m.selected_file() != nullptr);
+  CHECK(m.selected_file()->path == "node_modules/pkg2/f1.js");
+  CHECK(m.entries()[m.cursor()].row - m.list_top() == row_on_screen);
+  CHECK(m.folds()[m.entries()[fold_entry(m, "node_modules")].index].expanded);
+  CHECK(m.folds()[m.entries()[fold_entry(m, "node_modules/pkg2")].index].expanded);
+  CHECK_FALSE(m.folds()[m.entries()[fold_entry(m, "node_modules/pkg1")].index].expanded);
+  // Decisions work on it, and the title says it is the review of now.
+  CHECK(m.apply(Action::Down) == Effect::None);
+  CHECK(m.selected_file()->path == "node_modules/pkg2/f10.js");
+  Frame was_frame = render(old, 100, 30);
+  CHECK(was_frame.dump().find("as last planned") != std::string::npos);
+  CHECK(was_frame.dump().find("decided") == std::string::npos);
+  CHECK(render(m, 100, 30).dump().find("decided") != std::string::npos);
+
+  // A row gone from the list of now: the cursor stays as far down the list, and the caller
+  // is told (keys typed for that row must not act on another).
+  Review fewer = big();
+  std::erase_if(fewer.files,
+                [](const FileEntry& f) { return f.path.rfind("node_modules/pkg2/", 0) == 0; });
+  ReviewModel m2(fewer);
+  CHECK_FALSE(m2.follow(old));
+  CHECK(m2.cursor() == std::min(old.cursor(), m2.entries().size() - 1));
+}

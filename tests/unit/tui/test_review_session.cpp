@@ -141,3 +141,47 @@ TEST_CASE("tui::ReviewSession keys typed during a check before landing are kept 
   CHECK(r.kind == SessionResult::Kind::Interrupted);
   CHECK(file_state(m.files()[0]) == FileState::Accepted);
 }
+
+TEST_CASE("tui::ReviewSession on a provisional list moves act at once - the first other key "
+          "waits, and every key after it") {
+  ScriptedTerminal t;
+  ReviewSession s(t, "default");
+  Review was = three();
+  was.provisional = true;
+  ReviewModel old(was);
+  // j j: moved at once (to c.txt); a waits, so the k after it waits too.
+  t.keys = {'j', 'j', 'a', 'k'};
+  bool shown_at_once = false;
+  CHECK(s.wait(
+      [] {
+        return Progress{"deciding what may land", 1, 3};
+      },
+      [&] {
+        shown_at_once = shown_at_once || (old.selected() == 2 && s.pending() == 0);
+        return t.keys.empty() && t.ticks >= 8;
+      },
+      [&] { return &old; }));
+  CHECK(shown_at_once);
+  CHECK(old.selected() == 2);
+  CHECK_FALSE(old.any_decision());
+  CHECK(s.pending() == 2);
+  CHECK(t.last.find("as last planned") != std::string::npos);
+  CHECK(t.last.find("2 keys waiting") != std::string::npos);
+
+  // The review of now (b.txt gone, d.txt new) takes its place: on c.txt, a accepts it, k
+  // goes up to a.txt.
+  Review now = three();
+  now.files.erase(now.files.begin() + 1);
+  now.files.push_back(text("d.txt"));
+  ReviewModel m(now);
+  CHECK(m.follow(old));
+  CHECK(m.selected_file()->path == "c.txt");
+  t.keys = {};
+  t.end_when_empty = true;
+  int saves = 0;
+  SessionHooks h = hooks(saves);
+  CHECK(s.run(m, h).kind == SessionResult::Kind::Interrupted);
+  CHECK(file_state(m.files()[1]) == FileState::Accepted); // c.txt
+  CHECK(m.files()[1].path == "c.txt");
+  CHECK(m.selected_file()->path == "c.txt"); // a moved on to d.txt, k came back
+}
