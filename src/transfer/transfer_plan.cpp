@@ -353,10 +353,12 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     }
   }
   std::optional<std::vector<PlannedChange>> kept;
+  bool consumed = false; // the kept plan was moved from: nothing to show as "as last planned"
   if (cached && changed && !changed->everything &&
       (changed->paths.empty() ||
        only_staging_leftovers(changed->paths, w.repo, source.state.upper(), cached->plan))) {
     kept = cached_plan(w, source, request, *cached, changed->token);
+    consumed = true;
     spdlog::debug("plan cache: {}", kept ? "the plan of now" : "changed while read");
     if (kept && !changed->paths.empty() && request.paths.empty()) {
       save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
@@ -367,6 +369,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
                      : std::nullopt) {
     // Only the listed names planned again, merged into the kept plan: kept as the plan of
     // the token asked before anything was looked at, as a full plan would be.
+    consumed = true;
     updated->token = changed->token;
     save_plan_cache(cache_file, updated->token, *inputs, updated->plan);
     kept = cached_plan(w, source, request, *updated, changed->token);
@@ -386,7 +389,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       progress(plan.size(), plan.size());
     }
   } else {
-    if (request.outdated && (cached || outdated)) {
+    if (request.outdated && ((cached && !consumed) || outdated)) {
       request.outdated(cached ? cached->plan : *outdated);
     }
     plan = plan_changes(w, source, request, progress);
