@@ -353,29 +353,35 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
     }
   }
   std::optional<std::vector<PlannedChange>> kept;
-  bool consumed = false; // the kept plan was moved from: nothing to show as "as last planned"
-  if (cached && changed && !changed->everything &&
+  // The kept plan was handed to request.outdated, or moved from (nothing left to show).
+  bool outdated_done = false;
+  bool nothing_changed =
+      cached && changed && !changed->everything &&
       (changed->paths.empty() ||
-       only_staging_leftovers(changed->paths, w.repo, source.state.upper(), cached->plan))) {
+       only_staging_leftovers(changed->paths, w.repo, source.state.upper(), cached->plan));
+  if (nothing_changed) {
     kept = cached_plan(w, source, request, *cached, changed->token);
-    consumed = true;
+    outdated_done = true;
     spdlog::debug("plan cache: {}", kept ? "the plan of now" : "changed while read");
     if (kept && !changed->paths.empty() && request.paths.empty()) {
       save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
     }
-  } else if (std::optional<CachedPlan> updated =
-                 cached && changed && !changed->everything
-                     ? updated_plan(w, source, *cached, changed->paths)
-                     : std::nullopt) {
-    // Only the listed names planned again, merged into the kept plan: kept as the plan of
-    // the token asked before anything was looked at, as a full plan would be.
-    consumed = true;
-    updated->token = changed->token;
-    save_plan_cache(cache_file, updated->token, *inputs, updated->plan);
-    kept = cached_plan(w, source, request, *updated, changed->token);
-    spdlog::debug("plan cache: {}",
-                  kept ? "updated for " + std::to_string(changed->paths.size()) + " names"
-                       : "changed while read");
+  } else if (cached && changed && !changed->everything) {
+    // Shown as last planned while the update (or, if it cannot be, the full plan) runs.
+    if (request.outdated) {
+      request.outdated(cached->plan);
+    }
+    outdated_done = true;
+    if (std::optional<CachedPlan> updated = updated_plan(w, source, *cached, changed->paths)) {
+      // Only the listed names planned again, merged into the kept plan: kept as the plan of
+      // the token asked before anything was looked at, as a full plan would be.
+      updated->token = changed->token;
+      save_plan_cache(cache_file, updated->token, *inputs, updated->plan);
+      kept = cached_plan(w, source, request, *updated, changed->token);
+      spdlog::debug("plan cache: {}",
+                    kept ? "updated for " + std::to_string(changed->paths.size()) + " names"
+                         : "changed while read");
+    }
   } else if (inputs) {
     spdlog::debug("plan cache: {}", !cached               ? "none"
                                     : !changed            ? "no daemon"
@@ -389,7 +395,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       progress(plan.size(), plan.size());
     }
   } else {
-    if (request.outdated && ((cached && !consumed) || outdated)) {
+    if (request.outdated && !outdated_done && (cached || outdated)) {
       request.outdated(cached ? cached->plan : *outdated);
     }
     plan = plan_changes(w, source, request, progress);
