@@ -55,18 +55,17 @@ Section section_of(const PlannedChange& p) {
 /// Paths this many columns or fewer are never cut to fit a line.
 constexpr size_t k_shortest_cut = 24;
 
+/// Paths wider than this are not aligned with the others (they would push every line right).
+constexpr size_t k_widest_column = 50;
+
 /// The rows as lines, aligned; each at most `max_width` columns with `prefix` before it.
 std::vector<std::string> aligned(const std::vector<ReportRow>& rows, size_t prefix,
                                  size_t max_width) {
-  size_t column = 0;
-  for (const auto& r : rows) {
-    column = std::max(column, filters::text_width(r.shown));
-  }
-  column = std::min<size_t>(column, 50);
   // "  A  " before the path, two spaces between it and what is said.
   size_t room = max_width == SIZE_MAX ? SIZE_MAX : max_width - std::min(max_width, prefix + 5);
-  std::vector<std::string> out;
-  out.reserve(rows.size());
+  std::vector<std::pair<std::string, std::string>> fitted; // what is shown, what is said
+  fitted.reserve(rows.size());
+  size_t column = 0;
   for (const auto& r : rows) {
     std::string shown = r.shown, said = r.said + r.note;
     size_t say = filters::text_width(said) + (said.empty() ? 0 : 2);
@@ -79,14 +78,23 @@ std::vector<std::string> aligned(const std::vector<ReportRow>& rows, size_t pref
       size_t left =
           room - std::min(room, filters::text_width(shown) + 2 + filters::text_width(r.note));
       said = r.said.empty() ? r.said : filters::fit_end(r.said, left) + r.note;
-      say = filters::text_width(said) + (said.empty() ? 0 : 2);
     }
     size_t width = filters::text_width(shown);
-    std::string line = std::string("  ") + r.letter + "  " + shown;
+    if (width <= k_widest_column) {
+      column = std::max(column, width);
+    }
+    fitted.emplace_back(std::move(shown), std::move(said));
+  }
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [shown, said] = fitted[i];
+    size_t width = filters::text_width(shown);
+    std::string line = std::string("  ") + rows[i].letter + "  " + shown;
     if (!said.empty()) {
       size_t pad = width < column ? column - width : 0;
       if (room != SIZE_MAX) {
-        pad = std::min(pad, room - std::min(room, width + say));
+        pad = std::min(pad, room - std::min(room, width + 2 + filters::text_width(said)));
       }
       line += std::string(pad, ' ') + "  " + said;
     }
