@@ -68,8 +68,9 @@ std::vector<FoldedDir> fold_directories(const std::vector<FoldItem>& items,
                                         std::string_view under = {}, size_t min_paths = 2,
                                         size_t min_direct = 0);
 
-/// The fewest files directly in a directory that fold into one line in the reports.
-constexpr size_t k_direct_fold_min = 3;
+/// The fewest files directly in a directory that fold into one line in the reports: a few
+/// are clearer named (three files of a commit the agent undid), dozens of objects are not.
+constexpr size_t k_direct_fold_min = 10;
 
 /// For each of `n` items, the index into `dirs` of the fold it is in, or SIZE_MAX.
 std::vector<size_t> fold_membership(const std::vector<FoldedDir>& dirs, size_t n);
