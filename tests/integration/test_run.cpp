@@ -393,7 +393,11 @@ TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
                      "    open(d + '/f.txt', 'w').write('x')\n"
                      "    open(d + '/run.sh', 'w').write('#!/bin/sh')\n"
                      "    os.chmod(d + '/run.sh', 0o755)\n"
-                     "    if i < 40: open(d + '/Makefile', 'w').write('all:')\n";
+                     "    if i < 40: open(d + '/Makefile', 'w').write('all:')\n"
+                     "d = 'aa-very-long-directory-name-for-a-too-wide-line/generated/output'\n"
+                     "os.makedirs(d)\n"
+                     "open(d + '/run.sh', 'w').write('#!/bin/sh')\n"
+                     "os.chmod(d + '/run.sh', 0o755)\n";
   REQUIRE(w.in_view("python3 -c " + q(make)).status == 0);
   Run r = w.ws("run -- true");
   INFO(r.err);
@@ -403,7 +407,16 @@ TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
   REQUIRE(to != npos);
   std::string summary = r.err.substr(from, r.err.find('\n', to) + 1 - from);
   CHECK(std::count(summary.begin(), summary.end(), '\n') <= 24);
-  CHECK(summary.find("340 changed paths") != npos);
+  CHECK(summary.find("341 changed paths") != npos);
+  // And 80 columns: a path too long is cut in the middle, its letter and reason kept.
+  std::istringstream lines(summary);
+  bool cut = false;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK_MESSAGE(line.size() <= 80, line);
+    cut = cut || (line.starts_with("  A  aa-very-long-") && line.find("...") != npos &&
+                  line.ends_with("output/run.sh  new executable"));
+  }
+  CHECK(cut);
   // Each kind of verdict still shows, with how many more there are and where to see them.
   CHECK(summary.find("  A  d0/f.txt\n") != npos);
   CHECK(summary.find("FLAGGED") != npos);
