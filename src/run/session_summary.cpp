@@ -26,6 +26,10 @@ std::string fitted(std::initializer_list<std::string> forms) {
   return filters::fit_middle(*(forms.end() - 1), k_summary_width);
 }
 
+/// Where a workspace's name would not leave room for a command: cut, the command would be
+/// wrong; the person gave the name to `ws run` and gives it again.
+constexpr const char* k_with_w = " (ws status with your -w)";
+
 std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -71,8 +75,10 @@ size_t print_session_summary(const Workspace& w, const std::string& session, int
       head.push_back(fitted({"ws: no changes in " + ws_name}));
     } else {
       std::string holds = plural(total, "change", "changes") + " (ws" + wflag + " status)";
-      head.push_back(fitted({"ws: no changes" + scope + "; " + ws_name + " holds " + holds,
-                             "ws: no changes" + scope + "; the workspace holds " + holds}));
+      std::string some = "ws: no changes" + scope + "; ";
+      head.push_back(
+          fitted({some + ws_name + " holds " + holds, some + "the workspace holds " + holds,
+                  some + "the workspace holds " + plural(total, "change", "changes") + k_with_w}));
     }
     for (const std::string& line : head) {
       std::fprintf(stderr, "%s\n", line.c_str());
@@ -87,14 +93,17 @@ size_t print_session_summary(const Workspace& w, const std::string& session, int
   std::vector<std::string> tail;
   if (total != plan.size()) {
     std::string all = plural(total, "change", "changes") + " in all (ws" + wflag + " status)";
-    tail.push_back(fitted({"ws: " + ws_name + " holds " + all, "ws: the workspace holds " + all}));
+    tail.push_back(fitted(
+        {"ws: " + ws_name + " holds " + all, "ws: the workspace holds " + all,
+         "ws: the workspace holds " + plural(total, "change", "changes") + " in all" + k_with_w}));
   }
   std::string ws = "ws" + wflag;
   std::string next[] = {"review: " + ws + " diff", "apply: " + ws + " apply",
                         "throw away: " + ws + " reset"};
   tail.push_back(fitted({next[0] + "    " + next[1] + "    " + next[2],
                          next[0] + "  " + next[1] + "  " + next[2],
-                         next[0] + ", then " + ws + " apply (or reset)"}));
+                         next[0] + ", then " + ws + " apply (or reset)",
+                         "review: ws diff, then ws apply or ws reset, each with your -w"}));
 
   // A screen whatever the workspace holds: the lines above and below, and the report between.
   std::vector<ReportSection> sections = verdict_sections(plan, true);
