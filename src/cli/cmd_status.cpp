@@ -43,37 +43,20 @@ std::string verdict_note(filters::Verdict v, const std::string& reason, bool col
          reason + ")" + (color ? "\033[m" : "");
 }
 
-/// Where each change's line folds (filters/fold.hpp): for each change, the index of the
-/// withheld or blocked directory it is in (SIZE_MAX: none).
-std::vector<size_t> held_folds(const std::vector<PlannedChange>& plan,
-                               const std::vector<std::string>& reasons,
-                               std::vector<filters::FoldedDir>& dirs) {
-  std::vector<size_t> order(plan.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
-  }
-  auto by_path = [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; };
-  if (!std::is_sorted(order.begin(), order.end(), by_path)) { // plans come sorted: no copy
-    std::stable_sort(order.begin(), order.end(), by_path);
-  }
-  std::vector<filters::FoldItem> items;
-  items.reserve(plan.size());
-  for (size_t i : order) {
+/// Where each change's line folds (filters/fold.hpp): withheld and blocked directories, and
+/// the files directly in a directory of one verdict and reason.
+PlanFolds held_folds(const std::vector<PlannedChange>& plan,
+                     const std::vector<std::string>& reasons) {
+  std::vector<int> group(plan.size());
+  std::vector<bool> held(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
     const auto& d = plan[i].decision;
-    bool held = (d.verdict == filters::Verdict::Withheld && !plan[i].included) ||
-                d.verdict == filters::Verdict::Blocked;
-    items.push_back({plan[i].change.path, static_cast<int>(d.verdict),
-                     held && plan[i].change.kind != fuse::ChangeKind::Renamed, reasons[i],
-                     status_letter(plan[i].change)});
+    group[i] = static_cast<int>(d.verdict);
+    held[i] = ((d.verdict == filters::Verdict::Withheld && !plan[i].included) ||
+               d.verdict == filters::Verdict::Blocked) &&
+              plan[i].change.kind != fuse::ChangeKind::Renamed;
   }
-  dirs = filters::fold_directories(items);
-  std::vector<size_t> fold_of(plan.size(), SIZE_MAX);
-  for (size_t d = 0; d < dirs.size(); ++d) {
-    for (size_t k = dirs[d].begin; k < dirs[d].end; ++k) {
-      fold_of[order[k]] = d;
-    }
-  }
-  return fold_of;
+  return fold_plan(plan, reasons, group, held);
 }
 /// `ws status --verbose`: the files of the agent's git that changed since it was made.
 void print_agent_git_files(const Workspace& w) {
@@ -145,11 +128,10 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
     }
   }
   // Withheld and blocked directories fold always; plain new files above a screen's worth.
-  std::vector<filters::FoldedDir> dirs;
-  std::vector<size_t> held_fold;
+  PlanFolds folds;
   std::vector<std::string_view> new_fold;
   if (!verbose) {
-    held_fold = held_folds(plan, reasons, dirs);
+    folds = held_folds(plan, reasons);
     if (plan.size() > k_fold_above) {
       std::vector<std::string_view> paths;
       std::vector<bool> plain;
@@ -161,6 +143,8 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
       new_fold = filters::fold_new_files(paths, plain);
     }
   }
+  const std::vector<filters::FoldedDir>& dirs = folds.dirs;
+  const std::vector<size_t>& held_fold = folds.fold_of;
   std::vector<bool> dir_shown(dirs.size(), false);
   size_t folded_files = 0, folded_dirs = 0, held_files = 0;
   std::unordered_map<std::string_view, size_t> fold_size; // new files per folded directory
@@ -177,9 +161,9 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
       if (!dir_shown[held_fold[i]]) {
         dir_shown[held_fold[i]] = true;
         held_files += d.files();
-        std::printf("%c %s/  %s%s\n", d.kind ? d.kind : '*', quote_path(d.dir).c_str(),
+        std::printf("%c %s  %s%s\n", d.kind ? d.kind : '*', quote_path(d.shown()).c_str(),
                     filters::fold_count(d).c_str(),
-                    verdict_note(p.decision.verdict, reasons[i], color).c_str());
+                    verdict_note(p.decision.verdict, filters::fold_reason(d), color).c_str());
       }
       continue;
     }

@@ -18,6 +18,7 @@
 #include "src/run/path_set.hpp"
 #include "src/run/sandbox.hpp"
 #include "src/run/sandbox_env.hpp"
+#include "src/run/session_summary.hpp"
 #include "src/run/startup_trace.hpp"
 #include "src/run/trusted_program.hpp"
 #include "src/run/user_network.hpp"
@@ -106,72 +107,6 @@ std::string join_command(const std::vector<std::string>& cmd) {
     out += (out.empty() ? "" : " ") + c;
   }
   return out;
-}
-
-/// The one-screen summary after a session (24 lines at most): what changed since the
-/// checkpoint before the one it just saved (the session's own work, as a rule), what of it
-/// would not transfer (directories folded, filters/fold.hpp), and how to go on. It costs what
-/// changed, not what the workspace holds (a node_modules/ of 50,000 files from an earlier
-/// session is one count, not 50,000 paths looked at again). Returns how many paths the
-/// session changed.
-size_t print_summary(const Workspace& w, const std::string& session, int status,
-                     const Checkpoint* cp) {
-  std::optional<ChangedSince> since;
-  if (cp) {
-    try {
-      since = changed_since_previous(w, *cp);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "ws: warning: cannot compare the checkpoint with the one before: %s\n",
-                   e.what());
-    }
-  }
-  PlanRequest request;
-  if (since) {
-    request.only = since->paths;
-  }
-  std::vector<PlannedChange> plan = plan_transfer(w, live_state(w), request);
-  size_t total = since ? cp->changes : plan.size();
-  std::string scope = since && since->previous
-                          ? " since checkpoint " + std::to_string(since->previous)
-                          : std::string();
-  size_t transfers = 0, held = 0;
-  for (const auto& p : plan) {
-    (p.transfers() ? transfers : held) += 1;
-  }
-  std::fprintf(stderr, "\nws: session %s ended (exit %d)", session.c_str(), status);
-  if (cp) {
-    std::fprintf(stderr, "; checkpoint %u saved", cp->id);
-  }
-  std::fprintf(stderr, "\n");
-  std::string wflag = w.name == "default" ? "" : " -w " + w.name;
-  for (const std::string& line : agent_git_lines(w, agent_git_summary(w))) {
-    std::fprintf(stderr, "ws: %s\n", line.c_str()); // its git in one line
-  }
-  if (plan.empty()) {
-    if (total == 0) {
-      std::fprintf(stderr, "ws: no changes in workspace '%s'\n", w.name.c_str());
-    } else {
-      std::fprintf(stderr, "ws: no changes%s; workspace '%s' holds %zu change%s (ws%s status)\n",
-                   scope.c_str(), w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());
-    }
-    return 0;
-  }
-  std::fprintf(stderr, "ws: %zu changed path%s%s in workspace '%s': %zu would transfer, %zu not\n",
-               plan.size(), plan.size() == 1 ? "" : "s", scope.c_str(), w.name.c_str(), transfers,
-               held);
-  // A screen whatever the workspace holds: 24 lines with the 3 above and the 1 or 2 below.
-  std::vector<ReportSection> sections = verdict_sections(plan, true);
-  sections.insert(sections.begin(), transfer_section(plan, true));
-  std::fputs(
-      render_sections(sections, false, "", total != plan.size() ? 19 : 20, "ws status").c_str(),
-      stderr);
-  if (total != plan.size()) {
-    std::fprintf(stderr, "ws: workspace '%s' holds %zu change%s in all (ws%s status)\n",
-                 w.name.c_str(), total, total == 1 ? "" : "s", wflag.c_str());
-  }
-  std::fprintf(stderr, "review: ws%s diff    apply: ws%s apply    throw away: ws%s reset\n",
-               wflag.c_str(), wflag.c_str(), wflag.c_str());
-  return plan.size();
 }
 
 /// What the summary says of a path the agent could not write (read-only in the sandbox), as
@@ -462,7 +397,7 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws: warning: no checkpoint at the end of the session: %s\n", e.what());
   }
-  size_t changed = print_summary(w, session, status, cp ? &*cp : nullptr);
+  size_t changed = print_session_summary(w, session, status, cp ? &*cp : nullptr);
   if (layers) {
     report_new_config(*profile, runs_code_before);
     layers.reset(); // the layers stay mounted for the next session

@@ -3,6 +3,8 @@
 #include "filters/fold.hpp"
 #include "src/cli/text.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -50,27 +52,51 @@ Section section_of(const PlannedChange& p) {
   }
 }
 
-/// One line of a section before alignment: letter, what (a path or a folded directory),
-/// what to say of it.
-struct Row {
-  char letter;
-  std::string shown;
-  std::string said;
-};
+/// Paths this many columns or fewer are never cut to fit a line.
+constexpr size_t k_shortest_cut = 24;
 
-std::vector<std::string> aligned(const std::vector<Row>& rows) {
-  size_t width = 0;
+/// Paths wider than this are not aligned with the others (they would push every line right).
+constexpr size_t k_widest_column = 50;
+
+/// The rows as lines, aligned; each at most `max_width` columns with `prefix` before it.
+std::vector<std::string> aligned(const std::vector<ReportRow>& rows, size_t prefix,
+                                 size_t max_width) {
+  // "  A  " before the path, two spaces between it and what is said.
+  size_t room = max_width == SIZE_MAX ? SIZE_MAX : max_width - std::min(max_width, prefix + 5);
+  std::vector<std::pair<std::string, std::string>> fitted; // what is shown, what is said
+  fitted.reserve(rows.size());
+  size_t column = 0;
   for (const auto& r : rows) {
-    width = std::max(width, r.shown.size());
+    std::string shown = r.shown, said = r.said + r.note;
+    size_t say = filters::text_width(said) + (said.empty() ? 0 : 2);
+    if (room != SIZE_MAX && filters::text_width(shown) + say > room) {
+      // The path gives way first, down to a readable length; then what is said, at its end
+      // (the note stays: paths of another reason folded in).
+      size_t keep = std::min(filters::text_width(shown),
+                             std::max(k_shortest_cut, room > say ? room - say : 0));
+      shown = filters::fit_middle(shown, keep);
+      size_t left =
+          room - std::min(room, filters::text_width(shown) + 2 + filters::text_width(r.note));
+      said = r.said.empty() ? r.said : filters::fit_end(r.said, left) + r.note;
+    }
+    size_t width = filters::text_width(shown);
+    if (width <= k_widest_column) {
+      column = std::max(column, width);
+    }
+    fitted.emplace_back(std::move(shown), std::move(said));
   }
-  width = std::min<size_t>(width, 50);
   std::vector<std::string> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) {
-    std::string line = std::string("  ") + r.letter + "  " + r.shown;
-    if (!r.said.empty()) {
-      line += std::string(r.shown.size() < width ? width - r.shown.size() : 0, ' ');
-      line += "  " + r.said;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [shown, said] = fitted[i];
+    size_t width = filters::text_width(shown);
+    std::string line = std::string("  ") + rows[i].letter + "  " + shown;
+    if (!said.empty()) {
+      size_t pad = width < column ? column - width : 0;
+      if (room != SIZE_MAX) {
+        pad = std::min(pad, room - std::min(room, width + 2 + filters::text_width(said)));
+      }
+      line += std::string(pad, ' ') + "  " + said;
     }
     out.push_back(std::move(line));
   }
@@ -87,7 +113,40 @@ std::vector<size_t> path_order(const std::vector<PlannedChange>& plan) {
                    [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; });
   return order;
 }
+/// A fold's line: its pattern, its count and its reason.
+ReportRow fold_row(const filters::FoldedDir& d) {
+  std::string reason(d.reason);
+  std::string all = filters::fold_reason(d);
+  return {d.kind ? d.kind : '*', quote_path(d.shown()), filters::fold_count(d) + "  " + reason,
+          all.substr(reason.size())};
+}
+
 } // namespace
+
+PlanFolds fold_plan(const std::vector<PlannedChange>& plan, const std::vector<std::string>& reasons,
+                    const std::vector<int>& group, const std::vector<bool>& held) {
+  std::vector<size_t> order = path_order(plan);
+  std::vector<filters::FoldItem> items;
+  items.reserve(plan.size());
+  for (size_t i : order) {
+    std::string_view ordinary;
+    std::string_view tree;
+    if (held[i] && S_ISLNK(plan[i].change.mode)) {
+      ordinary = filters::ordinary_in_tree(reasons[i]);
+      tree = ordinary.empty() ? std::string_view() : filters::tool_tree(plan[i].change.path);
+    }
+    items.emplace_back(plan[i].change.path, group[i], held[i], reasons[i],
+                       status_letter(plan[i].change), tree, ordinary);
+  }
+  PlanFolds out;
+  out.dirs = filters::fold_directories(items, {}, 2, filters::k_direct_fold_min);
+  std::vector<size_t> member = filters::fold_membership(out.dirs, items.size());
+  out.fold_of.assign(plan.size(), SIZE_MAX);
+  for (size_t k = 0; k < order.size(); ++k) {
+    out.fold_of[order[k]] = member[k];
+  }
+  return out;
+}
 
 std::vector<ReportSection> verdict_sections(const std::vector<PlannedChange>& plan, bool fold) {
   std::vector<std::string> reasons(plan.size());
@@ -96,51 +155,40 @@ std::vector<ReportSection> verdict_sections(const std::vector<PlannedChange>& pl
       reasons[i] = shown_reason(plan[i].decision);
     }
   }
-  // fold_of[i]: the folded directory plan[i] is in, if any (index into dirs).
-  std::vector<size_t> fold_of(plan.size(), SIZE_MAX);
-  std::vector<filters::FoldedDir> dirs;
-  std::vector<size_t> order;
+  PlanFolds folds;
   if (fold) {
-    order = path_order(plan);
-    std::vector<filters::FoldItem> items;
-    items.reserve(plan.size());
-    for (size_t i : order) {
+    std::vector<int> group(plan.size());
+    std::vector<bool> held(plan.size());
+    for (size_t i = 0; i < plan.size(); ++i) {
       Section s = section_of(plan[i]);
+      group[i] = s;
       // A rename folds with neither side: its line names both.
-      bool foldable = s >= k_included && plan[i].change.kind != fuse::ChangeKind::Renamed;
-      items.push_back(
-          {plan[i].change.path, s, foldable, reasons[i], status_letter(plan[i].change)});
+      held[i] = s >= k_included && plan[i].change.kind != fuse::ChangeKind::Renamed;
     }
-    dirs = filters::fold_directories(items);
-    for (size_t d = 0; d < dirs.size(); ++d) {
-      for (size_t k = dirs[d].begin; k < dirs[d].end; ++k) {
-        fold_of[order[k]] = d;
-      }
-    }
+    folds = fold_plan(plan, reasons, group, held);
   }
-  std::vector<Row> rows[k_sections];
-  std::vector<bool> fold_shown(dirs.size(), false);
+  std::vector<ReportRow> rows[k_sections];
+  std::vector<bool> fold_shown(folds.dirs.size(), false);
   for (size_t i = 0; i < plan.size(); ++i) {
     Section s = section_of(plan[i]);
     if (s == k_transfer) {
       continue;
     }
-    if (fold_of[i] != SIZE_MAX) {
+    if (fold && folds.fold_of[i] != SIZE_MAX) {
       // One line, where the directory's first path would be.
-      const filters::FoldedDir& d = dirs[fold_of[i]];
-      if (!fold_shown[fold_of[i]]) {
-        fold_shown[fold_of[i]] = true;
-        rows[s].push_back({d.kind ? d.kind : '*', quote_path(d.dir) + "/",
-                           filters::fold_count(d) + "  " + reasons[i]});
+      if (!fold_shown[folds.fold_of[i]]) {
+        fold_shown[folds.fold_of[i]] = true;
+        rows[s].push_back(fold_row(folds.dirs[folds.fold_of[i]]));
       }
       continue;
     }
-    rows[s].push_back({status_letter(plan[i].change), display_path(plan[i].change), reasons[i]});
+    rows[s].push_back(
+        {status_letter(plan[i].change), display_path(plan[i].change), reasons[i], ""});
   }
   std::vector<ReportSection> out;
   auto add = [&](Section s, const char* title, const char* colour) {
     if (!rows[s].empty()) {
-      out.push_back({title, colour, aligned(rows[s])});
+      out.push_back({title, colour, std::move(rows[s])});
     }
   };
   add(k_flagged,
@@ -169,7 +217,7 @@ ReportSection transfer_section(const std::vector<PlannedChange>& plan, bool fold
       ++fold_size[d];
     }
   }
-  std::vector<Row> rows;
+  std::vector<ReportRow> rows;
   for (size_t i = 0; i < plan.size(); ++i) {
     if (plan[i].decision.verdict != filters::Verdict::Transfer) {
       continue;
@@ -178,22 +226,23 @@ ReportSection transfer_section(const std::vector<PlannedChange>& plan, bool fold
       auto it = fold_size.find(folds[i]);
       if (it != fold_size.end()) {
         rows.push_back(
-            {'A', quote_path(folds[i]) + "/", filters::with_commas(it->second) + " new files"});
+            {'A', quote_path(folds[i]) + "/", filters::with_commas(it->second) + " new files", ""});
         fold_size.erase(it); // shown
       }
       continue;
     }
-    rows.push_back({status_letter(plan[i].change), display_path(plan[i].change), ""});
+    rows.push_back({status_letter(plan[i].change), display_path(plan[i].change), "", ""});
   }
-  return {"", "", aligned(rows)};
+  return {"", "", std::move(rows)};
 }
 
 std::string render_sections(const std::vector<ReportSection>& sections, bool color,
-                            const std::string& prefix, size_t max_lines, const std::string& more) {
+                            const std::string& prefix, size_t max_lines, const std::string& more,
+                            size_t max_width) {
   std::vector<size_t> wanted;
   size_t titles = 0;
   for (const auto& s : sections) {
-    wanted.push_back(s.lines.size());
+    wanted.push_back(s.rows.size());
     titles += s.title.empty() ? 0 : 1;
   }
   std::vector<size_t> room = wanted;
@@ -208,19 +257,21 @@ std::string render_sections(const std::vector<ReportSection>& sections, bool col
   std::string out;
   for (size_t k = 0; k < sections.size(); ++k) {
     const ReportSection& s = sections[k];
-    if (s.lines.empty()) {
+    if (s.rows.empty()) {
       continue;
     }
     if (!s.title.empty()) {
       out += prefix + (color ? s.colour : "") + s.title + (color ? k_reset : "") + "\n";
     }
-    bool cut = room[k] < s.lines.size();
-    size_t shown = cut ? (room[k] > 0 ? room[k] - 1 : 0) : s.lines.size();
-    for (size_t i = 0; i < shown; ++i) {
-      out += prefix + s.lines[i] + "\n";
+    bool cut = room[k] < s.rows.size();
+    size_t shown = cut ? (room[k] > 0 ? room[k] - 1 : 0) : s.rows.size();
+    std::vector<ReportRow> rows(s.rows.begin(),
+                                s.rows.begin() + static_cast<std::ptrdiff_t>(shown));
+    for (const std::string& line : aligned(rows, filters::text_width(prefix), max_width)) {
+      out += prefix + line + "\n";
     }
     if (cut) {
-      out += prefix + "  ... and " + filters::with_commas(s.lines.size() - shown) + " more" +
+      out += prefix + "  ... and " + filters::with_commas(s.rows.size() - shown) + " more" +
              (more.empty() ? "" : " (" + more + ")") + "\n";
     }
   }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Summaries by directory on a real `npm install` workspace (issue 13): the end-of-session
-# summary of `ws run`, `ws status` and the output of `ws apply` each fit one screen (24
-# lines), node_modules/ being one line with its count; `--verbose` and `--json` list every
-# path. Skipped (77) without /dev/fuse, npm or the npm registry.
+# summary of `ws run` (24 lines of 80 columns), `ws status` and the output of `ws apply` each
+# fit one screen (24 lines), node_modules/ being one line with its count; `--verbose` and
+# `--json` list every path. Skipped (77) without /dev/fuse, npm or the npm registry.
 # Usage: npm_summaries.sh WS_BINARY
 set -eu
 ws=$(realpath "$1")
@@ -23,6 +23,10 @@ screen() { # NAME FILE: at most 24 lines
   n=$(wc -l < "$2")
   [ "$n" -le 24 ] || { cat "$2"; fail "$1 takes $n lines, more than a screen"; }
 }
+narrow() { # NAME FILE: at most 80 columns (the session summary; ws status names paths whole)
+  wide=$(awk 'length($0) > 80' "$2")
+  [ -z "$wide" ] || { cat "$2"; fail "$1 has lines wider than 80 columns: $wide"; }
+}
 
 # The agent installs a package with dependencies (hundreds of files) and edits a source file.
 "$ws" run --network=on -- sh -c \
@@ -36,6 +40,7 @@ count=$(printf '%d' "$files" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') # 1234 -> 1,234
 # The session summary: from "ws: session ... ended" to the line saying how to go on.
 sed -n '/^ws: session .* ended/,/^review: /p' "$tmp/run.err" > "$tmp/summary"
 screen "the session summary" "$tmp/summary"
+narrow "the session summary" "$tmp/summary"
 grep -q "^  A  node_modules/ *$count files  under node_modules/\$" "$tmp/summary" ||
   { cat "$tmp/summary"; fail "node_modules/ is not one line of $count files in the summary"; }
 grep -q "^  M  src/index.js\$" "$tmp/summary" || { cat "$tmp/summary"; fail "src/index.js"; }

@@ -355,7 +355,10 @@ TEST_CASE("run: the end of a session prints a summary and saves a checkpoint") {
   INFO(r.err);
   CHECK(r.status == 3);
   CHECK(r.err.find("ws: session default-") != npos);
-  CHECK(r.err.find("ended (exit 3); checkpoint ") != npos);
+  // "ended (exit 3); checkpoint 1 saved", or ", checkpoint 1" where that passes 80 columns
+  // (a longer pid in the session's name).
+  CHECK(r.err.find("ended (exit 3)") != npos);
+  CHECK(r.err.find(" checkpoint 1") != npos);
   CHECK(r.err.find("A  feature.txt\n") != npos);
   CHECK(r.err.find("M  Makefile  runs code on your machine") != npos);
   CHECK(r.err.find("WITHHELD") != npos);
@@ -374,8 +377,8 @@ TEST_CASE("run: the end of a session prints a summary and saves a checkpoint") {
   Run quiet = other.ws("run -- true");
   CHECK(quiet.err.find("ws: no changes in workspace 'other'") != npos);
   Run named = other.ws("run -- sh -c 'echo n > n.txt'");
-  CHECK(named.err.find("review: ws -w other diff    apply: ws -w other apply    "
-                       "throw away: ws -w other reset") != npos);
+  // In 80 columns: the three commands in full take 84.
+  CHECK(named.err.find("review: ws -w other diff, then ws -w other apply (or reset)\n") != npos);
 }
 
 TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
@@ -390,7 +393,11 @@ TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
                      "    open(d + '/f.txt', 'w').write('x')\n"
                      "    open(d + '/run.sh', 'w').write('#!/bin/sh')\n"
                      "    os.chmod(d + '/run.sh', 0o755)\n"
-                     "    if i < 40: open(d + '/Makefile', 'w').write('all:')\n";
+                     "    if i < 40: open(d + '/Makefile', 'w').write('all:')\n"
+                     "d = 'aa-very-long-directory-name-for-a-too-wide-line/generated/output'\n"
+                     "os.makedirs(d)\n"
+                     "open(d + '/run.sh', 'w').write('#!/bin/sh')\n"
+                     "os.chmod(d + '/run.sh', 0o755)\n";
   REQUIRE(w.in_view("python3 -c " + q(make)).status == 0);
   Run r = w.ws("run -- true");
   INFO(r.err);
@@ -400,7 +407,16 @@ TEST_CASE("run: the summary fits 24 lines whatever the workspace holds") {
   REQUIRE(to != npos);
   std::string summary = r.err.substr(from, r.err.find('\n', to) + 1 - from);
   CHECK(std::count(summary.begin(), summary.end(), '\n') <= 24);
-  CHECK(summary.find("340 changed paths") != npos);
+  CHECK(summary.find("341 changed paths") != npos);
+  // And 80 columns: a path too long is cut in the middle, its letter and reason kept.
+  std::istringstream lines(summary);
+  bool cut = false;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK_MESSAGE(line.size() <= 80, line);
+    cut = cut || (line.starts_with("  A  aa-very-long-") && line.find("...") != npos &&
+                  line.ends_with("output/run.sh  new executable"));
+  }
+  CHECK(cut);
   // Each kind of verdict still shows, with how many more there are and where to see them.
   CHECK(summary.find("  A  d0/f.txt\n") != npos);
   CHECK(summary.find("FLAGGED") != npos);
