@@ -12,6 +12,7 @@
 #include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
 #include "src/daemon/control_socket.hpp"
+#include "src/daemon/daemon.hpp"
 #include "src/workspace/checkpoint_files.hpp"
 
 #include <fcntl.h>
@@ -89,6 +90,7 @@ void run_edit(const Workspace& w, const std::vector<std::string>& request,
       throw Error("cannot lock " + w.layout.lock_file().string() + ": " + std::strerror(errno));
     }
     if (control_call(w.layout.dir, request)) {
+      warn_if_other_build(w);
       return;
     }
     if (std::chrono::steady_clock::now() > deadline) {
