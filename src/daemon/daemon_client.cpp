@@ -157,6 +157,21 @@ fs::path self_exe() {
   return p;
 }
 
+/// The last thing libfuse or fusermount3 said on the daemon's stderr (its log) after
+/// `from`: why the kernel or fusermount3 refused the mount ("fusermount3: mount failed:
+/// Operation not permitted"), which libfuse tells no caller. "" when it said nothing.
+std::string libfuse_complaint(const fs::path& log, std::uintmax_t from) {
+  std::ifstream in(log);
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string said;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("fusermount3: ", 0) == 0 || line.rfind("fuse: ", 0) == 0) {
+      said = line;
+    }
+  }
+  return said;
+}
+
 bool wait_for(std::chrono::milliseconds limit, const std::function<bool()>& done) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
@@ -284,6 +299,10 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   }
   ::chmod(w.mountpoint.parent_path().c_str(), 0700);
 
+  std::uintmax_t log_start = fs::file_size(w.layout.log_file(), ec);
+  if (ec) {
+    log_start = 0;
+  }
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) {
     throw Error(std::string("pipe: ") + std::strerror(errno));
@@ -351,6 +370,9 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   // fuse/session.cpp's words when libfuse could not mount (it said why in the log)
   if (what.rfind("cannot mount the view", 0) == 0 ||
       what.rfind("cannot create the FUSE session", 0) == 0) {
+    if (std::string cause = libfuse_complaint(w.layout.log_file(), log_start); !cause.empty()) {
+      what += ": " + cause;
+    }
     throw HostError(what, log);
   }
   throw Error(what, log);
