@@ -42,10 +42,6 @@ ViewStatus probe_view(const Workspace& w);
 /// use the daemon call it (ensure_mounted, the control requests, ws status, ws log).
 void warn_if_other_build(const Workspace& w);
 
-/// What warn_if_other_build says, for a daemon of build `build` ("" when unrecorded); the
-/// hint names `w`'s workspace.
-std::string other_build_warning(const Workspace& w, pid_t pid, const std::string& build);
-
 /// Returns the mountpoint of a served view, starting the daemon if none runs and cleaning
 /// up the mount of a daemon that died. Throws Error with a hint on failure.
 std::filesystem::path ensure_mounted(const Workspace& w, bool debug);

@@ -231,17 +231,26 @@ ViewStatus probe_view(const Workspace& w) {
   return s;
 }
 
+namespace {
+/// What warn_if_other_build says, for a daemon of build `build` ("" when unrecorded).
 std::string other_build_warning(const Workspace& w, pid_t pid, const std::string& build) {
   std::string flag = w.name == "default" ? "" : " -w " + w.name;
+  std::error_code ec;
+  // A profile's config layer (its lower is the agent's config directory, no repository)
+  // is served again by the next ws run once no session uses it.
+  bool layer = !fs::exists(fs::symlink_status(w.repo / ".git", ec));
   return "ws: warning: workspace '" + w.name + "' is served by a daemon (pid " +
          std::to_string(pid) + ") of another build of ws: " +
          (build.empty() ? "an older one, which does not record its build" : build) +
          "; this ws is " + build_identity() +
-         ". What changed since does not apply to the view until it is served again\n"
-         "hint: ws umount" +
-         flag + " && ws mount" + flag + "   (ws umount" + flag +
-         " --force if a process is still inside the view)\n";
+         ". What changed since does not apply to the view until it is served again\n" +
+         (layer ? "hint: end the ws run sessions that use it; the next one serves it with this "
+                  "ws ('ws profile umount' unmounts it now)\n"
+                : "hint: ws umount" + flag + " && ws mount" + flag + "   (ws umount" + flag +
+                      " --force if a process is still inside the view)\n");
 }
+
+} // namespace
 
 void warn_if_other_build(const Workspace& w) {
   static std::set<fs::path> warned; // once per workspace and command
@@ -460,13 +469,13 @@ void flush_journal(const Workspace& w) {
 std::optional<WriterPause> pause_writers(const Workspace& w) {
   // A daemon listens on its control socket only once its view is mounted: one that holds
   // the lock without listening is starting (or stopping), and may serve writes any moment.
+  warn_if_other_build(w); // before: a daemon of another build may not know the request
   std::optional<fuse::UniqueFd> conn;
   wait_for(std::chrono::seconds(5), [&] {
     conn = control_pause_writes(w.layout.dir, std::chrono::seconds(60));
     return conn || lock_holder(w) <= 0;
   });
   if (conn) {
-    warn_if_other_build(w);
     return WriterPause(std::move(*conn));
   }
   if (pid_t pid = lock_holder(w); pid > 0) {

@@ -89,8 +89,8 @@ void run_edit(const Workspace& w, const std::vector<std::string>& request,
     if (errno != EWOULDBLOCK) {
       throw Error("cannot lock " + w.layout.lock_file().string() + ": " + std::strerror(errno));
     }
+    warn_if_other_build(w); // before: a daemon of another build may not know the request
     if (control_call(w.layout.dir, request)) {
-      warn_if_other_build(w);
       return;
     }
     if (std::chrono::steady_clock::now() > deadline) {
