@@ -2,6 +2,7 @@
 // the view stayed mounted): every command that uses it says so once, with the fix, and
 // `ws list` shows it. The other build is a copy of this ws whose build-id differs, as a
 // rebuild's does.
+#include "tests/integration/run_support.hpp"
 #include "tests/support/harness.hpp"
 #include "tests/support/text_checks.hpp"
 
@@ -110,4 +111,32 @@ TEST_CASE("daemon build: a view served by another build of ws is named once, wit
   Run again = sh(w.ws_command() + " list --json | python3 -c 'import json,sys; d=json.load(sys."
                                   "stdin)[0][\"daemon\"]; print(d[\"build\"], d[\"this_build\"])'");
   CHECK(again.out == mine + " True\n");
+}
+
+TEST_CASE("daemon build: a profile's config layer served by another build is mounted afresh") {
+  Person p("");
+  std::filesystem::create_directories(p.home() / ".claude");
+  std::filesystem::create_directories(p.base() / "bin");
+  std::ofstream(p.base() / "bin" / "claude") << "#!/bin/sh\nls ~/.claude >/dev/null\n";
+  std::filesystem::permissions(p.base() / "bin" / "claude", std::filesystem::perms(0755));
+  std::string path = "PATH=" + q((p.base() / "bin").string()) + ":$PATH";
+  Run first = p.ws("run --network=off -- claude", path);
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  // The layer's daemon stays mounted; make it one from before builds were recorded.
+  Run locks = sh("find " + q((p.data() / "ws" / "profiles").string()) + " -name daemon.lock");
+  REQUIRE(!locks.out.empty());
+  std::string lock = locks.out.substr(0, locks.out.find('\n'));
+  int old_pid = 0;
+  std::ifstream(lock) >> old_pid;
+  REQUIRE(old_pid > 0);
+  std::ofstream(lock) << old_pid << "\n";
+  // The next session, alone, serves it with this ws: a new daemon, nothing to warn about.
+  Run second = p.ws("run --network=off -- claude", path);
+  CHECK_MESSAGE(second.status == 0, second.err);
+  CHECK(second.err.find("another build of ws") == std::string::npos);
+  int new_pid = 0;
+  std::ifstream(lock) >> new_pid;
+  CHECK(new_pid > 0);
+  CHECK(new_pid != old_pid);
+  CHECK(p.ws("profile umount claude").status == 0);
 }
