@@ -40,8 +40,24 @@ int init_libgit2();
 /// skip does not take effect with this libgit2 (another TLS backend, or symbol lookup changed).
 int ca_bundle_loads_skipped();
 
+/// A repository git (and libgit2) refuse to open for this user: it belongs to another user
+/// (git's "dubious ownership", CVE-2022-24765), and no `safe.directory` names it.
+class ForeignRepository : public GitError {
+public:
+  ForeignRepository(std::filesystem::path top, unsigned owner, const std::string& what)
+      : GitError(-36 /* GIT_EOWNER */, what), m_top(std::move(top)), m_owner(owner) {}
+  /// The working tree's top: the path `safe.directory` must name.
+  const std::filesystem::path& top() const { return m_top; }
+  unsigned owner() const { return m_owner; }
+
+private:
+  std::filesystem::path m_top;
+  unsigned m_owner;
+};
+
 /// The top of the working tree of the git repository containing `start` (as `git
-/// rev-parse --show-toplevel`), canonical. Throws GitError if there is none or the
+/// rev-parse --show-toplevel`), canonical. Throws ForeignRepository when the repository
+/// belongs to another user and is not a safe.directory, GitError if there is none or the
 /// repository is bare.
 std::filesystem::path find_worktree(const std::filesystem::path& start);
 

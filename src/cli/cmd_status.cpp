@@ -6,6 +6,7 @@
 #include "src/cli/pager.hpp"
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
+#include "src/daemon/daemon.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/agent_git_state.hpp"
@@ -71,6 +72,7 @@ int cmd_status(const Context& ctx, bool json, bool verbose) {
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
+  warn_if_other_build(w); // what the person looks at is served by another ws
   // Thousands of changes take seconds to judge: say so on a terminal (progress.hpp).
   Progress progress("status");
   progress.step("reading the changes");

@@ -1,5 +1,6 @@
 // ws new, mount, umount, list, rm: the workspace lifecycle.
 #include "fuse/changes.hpp"
+#include "src/cli/build_info.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
@@ -60,29 +61,48 @@ struct ListedWorkspace {
   std::filesystem::path repo;
   std::string name;
   bool current = false;
-  ViewState state = ViewState::Unmounted;
+  ViewStatus view_status;
   size_t changes = 0;
   std::filesystem::path view;
+  ViewState state() const { return view_status.state; }
+  /// Served by a daemon of another build of ws (daemon.hpp, ViewStatus::this_build).
+  bool other_build() const { return view_status.pid > 0 && !view_status.this_build; }
 };
 
 std::vector<ListedWorkspace> listed(const std::filesystem::path& repo, const std::string& current) {
   std::vector<ListedWorkspace> out;
   for (const std::string& name : list_workspaces(repo)) {
     Workspace w = Workspace::locate(repo, name);
-    out.push_back(
-        {repo, name, name == current, probe_view(w).state, count_changes(w), w.mountpoint});
+    out.push_back({repo, name, name == current, probe_view(w), count_changes(w), w.mountpoint});
   }
   return out;
 }
 
 void print_rows(const std::vector<ListedWorkspace>& rows) {
   for (const auto& r : rows) {
+    std::string state = state_name(r.state());
+    if (r.other_build()) {
+      state += " (other ws)";
+    }
     std::printf("%c %-16s %-20s %zu changed path%s", r.current ? '*' : ' ', r.name.c_str(),
-                state_name(r.state), r.changes, r.changes == 1 ? "" : "s");
-    if (r.state == ViewState::Mounted) {
+                state.c_str(), r.changes, r.changes == 1 ? "" : "s");
+    if (r.state() == ViewState::Mounted) {
       std::printf("  %s", quote_path(r.view.string()).c_str());
     }
     std::printf("\n");
+  }
+}
+
+/// Under the rows, what "(other ws)" means and what to do, once.
+void print_other_build_note(const std::vector<ListedWorkspace>& rows) {
+  for (const auto& r : rows) {
+    if (r.other_build()) {
+      std::printf("(other ws): its daemon is from another build of ws than this one, %s: "
+                  "what changed since does not apply to its view; 'ws umount -w NAME && ws "
+                  "mount -w NAME' serves it with this one\n",
+                  build_identity().c_str());
+      return;
+    }
   }
 }
 
@@ -90,16 +110,22 @@ void print_json(const std::vector<ListedWorkspace>& rows) {
   std::printf("[");
   for (size_t k = 0; k < rows.size(); ++k) {
     const auto& r = rows[k];
-    const char* state = r.state == ViewState::Mounted    ? "mounted"
-                        : r.state == ViewState::Starting ? "starting"
-                        : r.state == ViewState::Stale    ? "stale"
-                        : r.state == ViewState::Detached ? "detached"
-                                                         : "unmounted";
+    const char* state = r.state() == ViewState::Mounted    ? "mounted"
+                        : r.state() == ViewState::Starting ? "starting"
+                        : r.state() == ViewState::Stale    ? "stale"
+                        : r.state() == ViewState::Detached ? "detached"
+                                                           : "unmounted";
+    std::string daemon = "null";
+    if (r.view_status.pid > 0) {
+      daemon = "{\"pid\": " + std::to_string(r.view_status.pid) +
+               ", \"build\": " + json_string(r.view_status.build) +
+               ", \"this_build\": " + (r.view_status.this_build ? "true" : "false") + "}";
+    }
     std::printf("%s\n  {\"repo\": %s, \"name\": %s, \"current\": %s, \"state\": \"%s\", "
-                "\"changes\": %zu, \"view\": %s}",
+                "\"changes\": %zu, \"view\": %s, \"daemon\": %s}",
                 k == 0 ? "" : ",", json_string(r.repo.string()).c_str(),
                 json_string(r.name).c_str(), r.current ? "true" : "false", state, r.changes,
-                json_string(r.view.string()).c_str());
+                json_string(r.view.string()).c_str(), daemon.c_str());
   }
   std::printf("%s]\n", rows.empty() ? "" : "\n");
 }
@@ -112,6 +138,7 @@ int cmd_list(const Context& ctx, bool json) {
     print_json(rows);
   } else {
     print_rows(rows);
+    print_other_build_note(rows);
   }
   return 0;
 }
@@ -135,10 +162,13 @@ int cmd_list_all(const std::optional<Context>& here, bool json) {
     }
     std::printf("%s%s%s\n", first ? "" : "\n", quote_path(repo.string()).c_str(), note.c_str());
     print_rows(rows);
+    all.insert(all.end(), rows.begin(), rows.end());
     first = false;
   }
   if (json) {
     print_json(all);
+  } else {
+    print_other_build_note(all);
   }
   return 0;
 }

@@ -10,6 +10,20 @@ namespace ws {
 namespace fs = std::filesystem;
 
 namespace {
+/// `path` as a shell word: as it is when plain, else in single quotes.
+std::string shell_word(const std::string& path) {
+  if (path.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-") ==
+      std::string::npos) {
+    return path;
+  }
+  std::string out = "'";
+  for (char c : path) {
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return out + "'";
+}
+
 /// If `dir` lies in a view (runtime_root()/<key>/<name>/...), the real tree and workspace
 /// name it shows; the view has the repository's .git too, so git alone would be fooled.
 std::optional<std::pair<fs::path, std::string>> view_of(const fs::path& dir) {
@@ -59,6 +73,12 @@ Context make_context(const std::string& dir, const std::string& workspace_flag) 
   } else {
     try {
       ctx.repo = gitbridge::find_worktree(ctx.cwd);
+    } catch (const gitbridge::ForeignRepository& e) {
+      // git's own advice, with the exact path: libgit2 1.5 does not take safe.directory=*
+      throw Error(e.what(), "if you trust it: git config --global --add safe.directory " +
+                                shell_word(e.top().string()) +
+                                "   (ws and git both obey it; '*' is not enough for ws); or "
+                                "run ws as the repository's owner");
     } catch (const gitbridge::GitError& e) {
       throw Error(e.what(), e.code() == -36 /* GIT_EOWNER */
                                 ? "run ws as the repository's owner"

@@ -24,10 +24,23 @@ enum class ViewState {
 struct ViewStatus {
   ViewState state = ViewState::Unmounted;
   pid_t pid = 0; ///< the daemon's, when alive
+  /// The live daemon's build (build_identity(), recorded in daemon.lock); "" when it recorded
+  /// none: a ws from before builds were recorded (then `this_build` is false) or a daemon
+  /// still writing its lock file.
+  std::string build;
+  /// False when a live daemon is from another build of ws than this process: a ws rebuilt or
+  /// upgraded while the view stayed mounted. Its fixes do not reach the view until it is
+  /// served again.
+  bool this_build = true;
 };
 
 /// Looks at the lock file and the mountpoint; never changes anything.
 ViewStatus probe_view(const Workspace& w);
+
+/// Says on stderr, once per workspace and process, when the daemon serving `w` is from
+/// another build of ws than this one, with the fix (serve the view again). Commands that
+/// use the daemon call it (ensure_mounted, the control requests, ws status, ws log).
+void warn_if_other_build(const Workspace& w);
 
 /// Returns the mountpoint of a served view, starting the daemon if none runs and cleaning
 /// up the mount of a daemon that died. Throws Error with a hint on failure.

@@ -1,6 +1,7 @@
 // The CLI's side of the daemon: probe, start (double fork, ready pipe), stop.
 #include "src/daemon/daemon_client.hpp"
 
+#include "src/cli/build_info.hpp"
 #include "src/cli/error.hpp"
 #include "src/daemon/control_socket.hpp"
 #include "src/daemon/daemon.hpp"
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <thread>
 
 extern char** environ;
@@ -30,20 +32,44 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The pid of the daemon holding the workspace lock, or 0 if none holds it.
-pid_t lock_holder(const Workspace& w) {
+/// The daemon holding the workspace lock, as its lock file says (daemon_main.cpp): "PID\n",
+/// then "BUILD\n" from a ws that records its build.
+struct LockHolder {
+  pid_t pid = 0; ///< 0: none holds it; -1: one holds it, its pid not written yet
+  std::string build;
+  bool build_recorded = false;
+};
+
+LockHolder read_lock_holder(const Workspace& w) {
+  LockHolder h;
   int fd = ::open(w.layout.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return 0;
+    return h;
   }
-  pid_t pid = 0;
   if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-    char buf[32] = {};
+    char buf[512] = {};
     ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    pid = n > 0 ? static_cast<pid_t>(std::atoi(buf)) : -1;
+    h.pid = n > 0 ? static_cast<pid_t>(std::atoi(buf)) : -1;
+    std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    if (size_t nl = text.find('\n'); nl != std::string::npos && nl + 1 < text.size()) {
+      h.build = text.substr(nl + 1, text.find('\n', nl + 1) - nl - 1);
+      h.build_recorded = true;
+    }
   }
   ::close(fd);
-  return pid;
+  return h;
+}
+
+/// True unless a live daemon is from another build than this process. A pid without a
+/// build is a daemon from before builds were recorded; an empty lock file is one still
+/// writing it (no telling yet).
+bool of_this_build(const LockHolder& h) {
+  return h.pid <= 0 || (h.build_recorded && h.build == build_identity());
+}
+
+/// The pid of the daemon holding the workspace lock, or 0 if none holds it.
+pid_t lock_holder(const Workspace& w) {
+  return read_lock_holder(w).pid;
 }
 
 enum class MountCheck { NotMounted, Mounted, Dead };
@@ -131,6 +157,21 @@ fs::path self_exe() {
   return p;
 }
 
+/// The last thing libfuse or fusermount3 said on the daemon's stderr (its log) after
+/// `from`: why the kernel or fusermount3 refused the mount ("fusermount3: mount failed:
+/// Operation not permitted"), which libfuse tells no caller. "" when it said nothing.
+std::string libfuse_complaint(const fs::path& log, std::uintmax_t from) {
+  std::ifstream in(log);
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string said;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("fusermount3: ", 0) == 0 || line.rfind("fuse: ", 0) == 0) {
+      said = line;
+    }
+  }
+  return said;
+}
+
 bool wait_for(std::chrono::milliseconds limit, const std::function<bool()>& done) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
@@ -175,7 +216,10 @@ bool daemon_answers(const Workspace& w) {
 
 ViewStatus probe_view(const Workspace& w) {
   ViewStatus s;
-  s.pid = lock_holder(w);
+  LockHolder holder = read_lock_holder(w);
+  s.pid = holder.pid;
+  s.build = holder.build;
+  s.this_build = of_this_build(holder);
   MountCheck m = check_mount(w.mountpoint);
   if (s.pid != 0) {
     s.state = m == MountCheck::Mounted ? ViewState::Mounted
@@ -185,6 +229,40 @@ ViewStatus probe_view(const Workspace& w) {
     s.state = m == MountCheck::NotMounted ? ViewState::Unmounted : ViewState::Stale;
   }
   return s;
+}
+
+namespace {
+/// What warn_if_other_build says, for a daemon of build `build` ("" when unrecorded).
+std::string other_build_warning(const Workspace& w, pid_t pid, const std::string& build) {
+  std::string flag = w.name == "default" ? "" : " -w " + w.name;
+  std::error_code ec;
+  // A profile's config layer (its lower is the agent's config directory, no repository)
+  // is served again by the next ws run once no session uses it.
+  bool layer = !fs::exists(fs::symlink_status(w.repo / ".git", ec));
+  return "ws: warning: workspace '" + w.name + "' is served by a daemon (pid " +
+         std::to_string(pid) + ") of another build of ws: " +
+         (build.empty() ? "an older one, which does not record its build" : build) +
+         "; this ws is " + build_identity() +
+         ". What changed since does not apply to the view until it is served again\n" +
+         (layer ? "hint: end the ws run sessions that use it; the next one serves it with this "
+                  "ws ('ws profile umount' unmounts it now)\n"
+                : "hint: ws umount" + flag + " && ws mount" + flag + "   (ws umount" + flag +
+                      " --force if a process is still inside the view)\n");
+}
+
+} // namespace
+
+void warn_if_other_build(const Workspace& w) {
+  static std::set<fs::path> warned; // once per workspace and command
+  if (warned.count(w.layout.dir) != 0) {
+    return;
+  }
+  LockHolder holder = read_lock_holder(w);
+  if (of_this_build(holder)) {
+    return;
+  }
+  warned.insert(w.layout.dir);
+  std::fputs(other_build_warning(w, holder.pid, holder.build).c_str(), stderr);
 }
 
 fs::path ensure_mounted(const Workspace& w, bool debug) {
@@ -199,6 +277,7 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
     s = probe_view(w);
   }
   if (s.state == ViewState::Mounted) {
+    warn_if_other_build(w);
     return w.mountpoint;
   }
   if (s.state == ViewState::Detached) {
@@ -229,6 +308,10 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   }
   ::chmod(w.mountpoint.parent_path().c_str(), 0700);
 
+  std::uintmax_t log_start = fs::file_size(w.layout.log_file(), ec);
+  if (ec) {
+    log_start = 0;
+  }
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) {
     throw Error(std::string("pipe: ") + std::strerror(errno));
@@ -296,6 +379,9 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
   // fuse/session.cpp's words when libfuse could not mount (it said why in the log)
   if (what.rfind("cannot mount the view", 0) == 0 ||
       what.rfind("cannot create the FUSE session", 0) == 0) {
+    if (std::string cause = libfuse_complaint(w.layout.log_file(), log_start); !cause.empty()) {
+      what += ": " + cause;
+    }
     throw HostError(what, log);
   }
   throw Error(what, log);
@@ -372,6 +458,7 @@ void flush_journal(const Workspace& w) {
     std::getline(in, v);
     return v;
   };
+  warn_if_other_build(w);
   std::string before = read_marker();
   if (::kill(pid, SIGUSR1) != 0) {
     return;
@@ -382,6 +469,7 @@ void flush_journal(const Workspace& w) {
 std::optional<WriterPause> pause_writers(const Workspace& w) {
   // A daemon listens on its control socket only once its view is mounted: one that holds
   // the lock without listening is starting (or stopping), and may serve writes any moment.
+  warn_if_other_build(w); // before: a daemon of another build may not know the request
   std::optional<fuse::UniqueFd> conn;
   wait_for(std::chrono::seconds(5), [&] {
     conn = control_pause_writes(w.layout.dir, std::chrono::seconds(60));

@@ -4,6 +4,7 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/session.hpp"
 #include "fuse/unique_fd.hpp"
+#include "src/cli/build_info.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/logging.hpp"
 #include "src/daemon/control_socket.hpp"
@@ -106,13 +107,16 @@ int run_daemon(const DaemonArgs& args) {
     if (lock) {
       (void)!::pread(lock.get(), buf, sizeof buf - 1, 0);
     }
-    report(args.ready_fd,
-           "workspace is already served by another daemon (pid " + std::string(buf) + ")\n");
+    std::string pid(buf);
+    report(args.ready_fd, "workspace is already served by another daemon (pid " +
+                              pid.substr(0, pid.find('\n')) + ")\n");
     return 1;
   }
-  std::string pid = std::to_string(::getpid()) + "\n";
+  // The pid, then this build: a ws rebuilt or upgraded meanwhile tells the person that this
+  // daemon is not its own (warn_if_other_build). One write, so a reader sees both or none.
+  std::string record = std::to_string(::getpid()) + "\n" + build_identity() + "\n";
   (void)!::ftruncate(lock.get(), 0);
-  (void)!::pwrite(lock.get(), pid.data(), pid.size(), 0);
+  (void)!::pwrite(lock.get(), record.data(), record.size(), 0);
 
   try {
     setup_daemon_logging(layout.log_file(), args.foreground, args.debug);

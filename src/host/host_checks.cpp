@@ -125,9 +125,14 @@ fs::path existing_ancestor(fs::path p) {
   return p;
 }
 
+/// "55.9 GiB", or "16.0 MiB" below a GiB (not "0.0 GiB" on a nearly full disk).
 std::string gib(std::uint64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / k_gib);
+  if (bytes < k_gib) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / k_gib);
+  }
   return buf;
 }
 

@@ -12,8 +12,7 @@
 namespace ws {
 
 std::string version_text() {
-  std::string out =
-      "ws " + std::string(build_version()) + " (commit " + std::string(build_commit()) + ")\n";
+  std::string out = "ws " + build_identity() + "\n";
   for (const std::string& line : runtime_features()) {
     out += line + "\n";
   }

@@ -165,7 +165,9 @@ void ProfileSession::remount_outdated() {
       }
       next = arg == "--lower";
     }
-    if (!lower.empty() && fs::path(lower) != l.ws.repo) {
+    // Served over another lower, or by a daemon of another build of ws (ws was rebuilt or
+    // upgraded since): the next session gets this ws's.
+    if ((!lower.empty() && fs::path(lower) != l.ws.repo) || !s.this_build) {
       try {
         unmount_view(l.ws, false);
       } catch (const std::exception& e) {

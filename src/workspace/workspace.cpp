@@ -104,6 +104,14 @@ void Workspace::create() const {
   } catch (const std::exception& e) {
     std::error_code ec;
     std::filesystem::remove_all(layout.dir, ec);
+    fs::path git_dir = repo / ".git";
+    if (fs::is_directory(git_dir, ec) && ::access(git_dir.c_str(), W_OK) != 0) {
+      // another user's repository, opened by safe.directory: readable, not writable
+      throw Error("cannot make workspace '" + name + "' its own git state: " + e.what(),
+                  "ws pins the agent's starting commit under " + (git_dir / "refs/ws").string() +
+                      ", so it needs to write to " + git_dir.string() +
+                      ": run ws as a user who may (its owner)");
+    }
     throw Error("cannot make workspace '" + name + "' its own git state: " + e.what(),
                 "check that 'git status' works in " + repo.string());
   }

@@ -12,6 +12,7 @@
 #include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
 #include "src/daemon/control_socket.hpp"
+#include "src/daemon/daemon.hpp"
 #include "src/workspace/checkpoint_files.hpp"
 
 #include <fcntl.h>
@@ -88,6 +89,7 @@ void run_edit(const Workspace& w, const std::vector<std::string>& request,
     if (errno != EWOULDBLOCK) {
       throw Error("cannot lock " + w.layout.lock_file().string() + ": " + std::strerror(errno));
     }
+    warn_if_other_build(w); // before: a daemon of another build may not know the request
     if (control_call(w.layout.dir, request)) {
       return;
     }

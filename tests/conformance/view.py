@@ -68,7 +68,7 @@ def abort_view(conn_dir, state_dir):
             continue
         try:
             with open(os.path.join(dp, "daemon.lock")) as f:
-                pid = int(f.read().strip() or "0")
+                pid = int((f.read().split() or ["0"])[0])  # its pid, then its build
             time.sleep(1)
             with open("/proc/%d/cmdline" % pid, "rb") as f:
                 if state_dir.encode() not in f.read():
