@@ -81,7 +81,7 @@ TEST_CASE("journal: the kernel's writeback of a shared mapping names the process
   // A mapping of its own (Python's mmap keeps a dup of the fd), the fd closed: the pages
   // written back by someone else's sync() while mapped. The process maps the file.
   static const std::string k_raw_map =
-      "import ctypes, os, subprocess, sys\n"
+      "import ctypes, os, subprocess, sys, time\n"
       "libc = ctypes.CDLL(None, use_errno=True)\n"
       "libc.mmap.restype = ctypes.c_void_p\n"
       "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,\n"
@@ -96,6 +96,7 @@ TEST_CASE("journal: the kernel's writeback of a shared mapping names the process
       "ctypes.memmove(p, b'//', 2)\n"
       "if sync_mapped:\n"
       "    subprocess.run(['sync'], check=True)\n"
+      "    time.sleep(2)  # still mapped while the daemon looks (after its reply to sync)\n"
       "libc.munmap(p, 4096)\n"
       "print(os.getpid())\n";
   Run b = w.in_view(py() + " -c " + q(k_raw_map) + " src/main.c open sync");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -365,9 +366,11 @@ TEST_CASE("redteam network: a network the host gains during the session is fence
   }
   as_each([&](const std::string& user) {
     Person p(user);
-    // The agent says it waits (a file in its view), then probes once told to (another).
+    // The agent says it waits (a file in its view), then probes once told to (another). It
+    // waits long: making the bridge can take many seconds on a loaded machine, and a probe
+    // that gave up before being told would test nothing.
     std::unique_ptr<Bridge> bridge;
-    std::string script = "touch waiting; i=0; while [ ! -e go ] && [ $i -lt 300 ]; do sleep 0.1; "
+    std::string script = "touch waiting; i=0; while [ ! -e go ] && [ $i -lt 1800 ]; do sleep 0.1; "
                          "i=$((i+1)); done; exec " +
                          py() + " -c " + q(k_probe) + " $(cat go)";
     // Made and mounted before the session: the test looks into it meanwhile.
@@ -375,14 +378,14 @@ TEST_CASE("redteam network: a network the host gains during the session is fence
     fs::path view = p.view();
     Run r;
     std::thread session([&] { r = p.ws("run --network=on -- sh -c " + q(script)); });
-    Finally join{[&] { session.join(); }};
-    bool waiting = p.wait_in_view("waiting", 20);
-    if (!waiting) {
-      p.sh_as("echo > go", view);
+    // However the test ends, the agent is told to go on (to nothing), and the session ends.
+    Finally join{[&] {
+      p.sh_as("[ -e go ] || echo > go", view);
       session.join();
-      join.fn = [] {};
-    }
+    }};
+    bool waiting = p.wait_in_view("waiting", 20);
     REQUIRE_MESSAGE(waiting, "the agent did not start: " << r.status << "\n" << r.out << r.err);
+    auto made = std::chrono::steady_clock::now();
     bridge = std::make_unique<Bridge>();
     REQUIRE_MESSAGE(bridge->up(), bridge->why());
     std::string port = bridge->server().port("container");
@@ -391,9 +394,12 @@ TEST_CASE("redteam network: a network the host gains during the session is fence
     REQUIRE_MESSAGE(field(host.out, service) == "hello", "from the host: " << host.out);
     int seen_before = bridge->server().lines();
     REQUIRE(p.sh_as("echo " + q(service) + " > go.tmp && mv go.tmp go", view).status == 0);
+    auto told = std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count();
     session.join();
     join.fn = [] {};
-    INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+    INFO("as " << p.label() << ": the agent was told after " << told << " s; ws run " << r.status
+               << "\n"
+               << r.out << r.err);
     CHECK(r.status == 0);
     CHECK(field(r.out, service) != "<missing>");
     CHECK(field(r.out, service) != "hello");
