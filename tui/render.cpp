@@ -192,7 +192,7 @@ void fold_row(Row& row, size_t width, const ReviewModel& m, size_t entry, const 
   RowBuilder b(row, width);
   b.add(sel ? ">" : " ", base).add(state_mark(st), sel ? base : state_style(st)).add(" ", base);
   b.add(std::string(1, fold.status) + " ", base);
-  std::string dir = fold.dir + (fold.expanded ? "/ -" : "/ +");
+  std::string dir = fold.shown() + (fold.expanded ? " -" : " +");
   if (display_width(dir) + size.size() + 1 > b.left()) {
     // A narrow list keeps the directory's name and its counts, not the words.
     size = with_commas(fold.files()) +
@@ -267,8 +267,10 @@ std::vector<Row> list_rows(const ReviewModel& m, size_t width, int body) {
     if (it->reason) {
       if (Row* r = emit(it->row + 1)) {
         bool taken = fold ? m.fold_state(m.folds()[it->index]) != FileState::Locked : f.overridden;
+        // A fold's own reason: a virtual environment's, not its first symlink's.
+        std::string reason = fold ? m.folds()[it->index].full_reason() : f.reason;
         RowBuilder(*r, width)
-            .add("       " + f.reason + (taken && f.group == Group::Withheld ? " (taken)" : ""),
+            .add("       " + reason + (taken && f.group == Group::Withheld ? " (taken)" : ""),
                  Style::Note)
             .fill(Style::Normal);
       }

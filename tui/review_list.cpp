@@ -1,9 +1,11 @@
 // The review's list: files and folded directories, which of them are rows, where the
 // cursor is, and what a folded directory's row and summary show.
+#include "filters/fold.hpp"
 #include "tui/fold.hpp"
 #include "tui/review_model.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 
@@ -17,11 +19,26 @@ void add_folds(const std::vector<FileEntry>& files, const std::vector<size_t>& m
   for (const auto& d : dirs) {
     Fold f;
     f.dir = d.dir;
+    f.glob = d.direct ? d.glob : std::string();
+    f.reason = d.reason;
+    f.note = d.note;
     f.parent = parent;
-    f.begin = members[d.begin];
-    f.end = members[d.end - 1] + 1;
-    // One group, sorted by path within it: a folded directory's files are contiguous.
-    if (f.end - f.begin != d.end - d.begin) {
+    // One group, sorted by path within it (a direct fold's files listed together): a
+    // fold's files are contiguous.
+    f.begin = files.size();
+    f.end = 0;
+    auto take = [&](size_t k) {
+      f.begin = std::min(f.begin, members[k]);
+      f.end = std::max(f.end, members[k] + 1);
+    };
+    if (d.direct) {
+      std::for_each(d.members.begin(), d.members.end(), take);
+    } else {
+      for (size_t k = d.begin; k < d.end; ++k) {
+        take(k);
+      }
+    }
+    if (f.end - f.begin != d.files()) {
       continue;
     }
     f.status = files[f.begin].status;
@@ -38,7 +55,7 @@ std::vector<FoldPath> fold_paths(const std::vector<FileEntry>& files,
   std::vector<FoldPath> paths;
   paths.reserve(members.size());
   for (size_t i : members) {
-    paths.push_back({files[i].path, files[i].group, files[i].reason});
+    paths.push_back({files[i].path, files[i].group, files[i].reason, files[i].status});
   }
   return paths;
 }
@@ -64,7 +81,7 @@ const char* status_word(char status) {
 
 void ReviewModel::build_folds() {
   m_folds.clear();
-  const auto& files = m_review.files;
+  auto& files = m_review.files;
   // The files are sorted by group, then path: merging the groups' runs sorts them by path.
   std::vector<size_t> order(files.size());
   std::iota(order.begin(), order.end(), 0);
@@ -78,10 +95,47 @@ void ReviewModel::build_folds() {
                        order.begin() + static_cast<std::ptrdiff_t>(run), by_path);
     end = run;
   }
-  add_folds(files, order, fold_directories(fold_paths(files, order)), -1, m_folds);
+  std::vector<FoldedDir> dirs =
+      fold_directories(fold_paths(files, order), {}, 2, filters::k_direct_fold_min);
+  // The files of a direct fold (`src/*.o`) are listed together where the first of them is,
+  // so every fold is a range of the list; the others keep their places.
+  std::vector<size_t> direct_of(files.size(), SIZE_MAX);
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    for (size_t k : dirs[d].members) {
+      direct_of[order[k]] = d;
+    }
+  }
+  if (std::any_of(dirs.begin(), dirs.end(), [](const FoldedDir& d) { return d.direct; })) {
+    std::vector<size_t> listed; // model indices in their new order
+    listed.reserve(files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (direct_of[i] == SIZE_MAX) {
+        listed.push_back(i);
+      } else if (order[dirs[direct_of[i]].members.front()] == i) {
+        for (size_t k : dirs[direct_of[i]].members) {
+          listed.push_back(order[k]);
+        }
+      }
+    }
+    std::vector<size_t> moved_to(files.size());
+    std::vector<FileEntry> relisted;
+    relisted.reserve(files.size());
+    for (size_t i : listed) {
+      moved_to[i] = relisted.size();
+      relisted.push_back(std::move(files[i]));
+    }
+    files = std::move(relisted);
+    for (size_t& i : order) {
+      i = moved_to[i];
+    }
+  }
+  add_folds(files, order, dirs, -1, m_folds);
 }
 
 std::vector<Fold> ReviewModel::children_of(const Fold& fold, int parent) const {
+  if (!fold.glob.empty()) {
+    return {}; // files directly in one directory: nothing below them folds
+  }
   std::vector<size_t> members(fold.files());
   std::iota(members.begin(), members.end(), fold.begin);
   std::vector<FoldPath> paths = fold_paths(m_review.files, members);
@@ -250,7 +304,7 @@ bool ReviewModel::follow(const ReviewModel& other) {
     }
     for (size_t k = 0; k < m_folds.size(); ++k) {
       const Fold& mine = m_folds[k];
-      if (!mine.expanded && mine.dir == theirs.dir &&
+      if (!mine.expanded && mine.dir == theirs.dir && mine.glob == theirs.glob &&
           group_of(*this, mine) == group_of(other, theirs) &&
           (mine.parent < 0 || m_folds[static_cast<size_t>(mine.parent)].expanded)) {
         expand(k);
@@ -268,6 +322,7 @@ bool ReviewModel::follow(const ReviewModel& other) {
     for (size_t e = 0; e < m_entries.size(); ++e) {
       if (m_entries[e].kind == ListEntry::Kind::Fold &&
           m_folds[m_entries[e].index].dir == theirs.dir &&
+          m_folds[m_entries[e].index].glob == theirs.glob &&
           group_of(*this, m_folds[m_entries[e].index]) == group_of(other, theirs)) {
         target = e;
         found = true;
@@ -369,7 +424,7 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
     rows.push_back({DiffRow::Kind::Note, -1, -1, std::move(text)});
   };
   rows.push_back({DiffRow::Kind::Title, -1, -1,
-                  std::string(1, fold.status) + "  " + fold.dir + "/  (" +
+                  std::string(1, fold.status) + "  " + fold.shown() + "  (" +
                       with_commas(fold.files()) + " files)"});
   size_t overridden = 0;
   std::map<char, size_t> by_status;
@@ -377,7 +432,7 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
     overridden += files[i].overridden ? 1 : 0;
     ++by_status[files[i].status];
   }
-  std::string verdict = std::string(group_name(first.group)) + ": " + first.reason;
+  std::string verdict = std::string(group_name(first.group)) + ": " + fold.full_reason();
   if (overridden == fold.files()) {
     verdict += "  (taken on your request)";
   } else if (first.overridable) {
@@ -395,7 +450,7 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
   note("");
   // What is directly below: its directories with their counts, then its files.
   constexpr size_t k_shown = 200;
-  size_t prefix = fold.dir.size() + 1, shown = 0, more = 0;
+  size_t prefix = fold.dir.empty() ? 0 : fold.dir.size() + 1, shown = 0, more = 0;
   for (size_t i = fold.begin; i < fold.end;) {
     std::string_view rest = std::string_view(files[i].path).substr(prefix);
     size_t slash = rest.find('/');

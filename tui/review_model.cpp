@@ -596,16 +596,15 @@ Effect ReviewModel::confirm_override() {
     return Effect::None;
   }
   rebuild_rows();
-  m_message = fold ? "taking " + with_commas(taken) + " withheld files under " + fold->dir + "/"
+  m_message = fold ? "taking " + with_commas(taken) + " withheld files: " + fold->shown()
                    : "taking withheld " + m_review.files[from].path;
   return Effect::Changed;
 }
 
 std::string ReviewModel::override_question() const {
   if (const Fold* fold = selected_fold()) {
-    return "Take WITHHELD '" + fold->dir + "/' (" + with_commas(fold->files()) +
-           " files: " + m_review.files[fold->begin].reason +
-           ")? They land in your tree if you accept them. y/N";
+    return "Take WITHHELD '" + fold->shown() + "' (" + with_commas(fold->files()) +
+           " files: " + fold->full_reason() + ")? They land in your tree if you accept them. y/N";
   }
   const FileEntry* f = selected_file();
   return f ? "Take WITHHELD '" + f->path + "' (" + f->reason +

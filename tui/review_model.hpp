@@ -93,9 +93,14 @@ public:
 };
 
 /// A directory of the list shown as one row (tui/fold.hpp): files [begin, end) of the
-/// model's order, all in one group with one reason. Expanding it lists what is below.
+/// model's order, all in one group with one reason. Expanding it lists what is below. A
+/// direct fold (`glob` not empty) is the files directly in `dir` named by the pattern: the
+/// model lists them together, where the first of them would be.
 struct Fold {
-  std::string dir; ///< without a trailing '/'
+  std::string dir;    ///< without a trailing '/'; "" for the top (a direct fold only)
+  std::string glob;   ///< a direct fold's pattern (`*.o`), "" for a directory
+  std::string reason; ///< the reason its files share
+  std::string note;   ///< others folded in (`symlinks leaving the project: 3`), or ""
   size_t begin = 0;
   size_t end = 0;
   int parent = -1; ///< the fold it was found in, when that one was expanded
@@ -104,6 +109,12 @@ struct Fold {
   size_t deleted = 0; ///< how many of its changes are deletions
   char status = 'A';  ///< the status its files share; '*' when they differ
   size_t files() const { return end - begin; }
+  /// As the list names it: `node_modules/`, `src/*.o`.
+  std::string shown() const {
+    return glob.empty() ? dir + "/" : dir.empty() ? glob : dir + "/" + glob;
+  }
+  /// The reason and the note, as a report says them.
+  std::string full_reason() const { return note.empty() ? reason : reason + "; " + note; }
 };
 
 /// One row of the list that the cursor can be on: a file or a folded directory.

@@ -83,7 +83,7 @@ std::string ReviewModel::save() const {
   std::vector<char> covered(files.size(), 0);
   std::vector<Fold> todo;
   for (const auto& fold : m_folds) {
-    if (fold.parent < 0) {
+    if (fold.parent < 0 && fold.glob.empty()) { // a direct fold's files are saved one by one
       todo.push_back(fold);
     }
   }

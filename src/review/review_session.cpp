@@ -129,7 +129,7 @@ std::vector<std::string> landing_report(const ReviewLanding& landing, const tui:
     }
     out.push_back("   " + quote_path(d.dir) + "/  " + tui::with_commas(d.end - d.begin) + " files" +
                   (deleted > 0 ? " (" + tui::with_commas(deleted) + " deleted)" : "") + "  (" +
-                  std::string(paths[d.begin].reason) + ", taken on your request)");
+                  d.reason + (d.note.empty() ? "" : "; " + d.note) + ", taken on your request)");
     next = d.end;
   }
   for (; next < order.size(); ++next) {

@@ -221,3 +221,63 @@ TEST_CASE("review scale: a withheld directory taken whole lands every file - rew
   CHECK(repo.read("build/b.txt") == "B\n");
   CHECK(repo.read("build/sub/c.txt") == "c\n");
 }
+
+TEST_CASE("review scale: objects built by cc are one row src/*.o, a virtual environment one row "
+          "with its symlinks leaving the project counted - each expands and folds") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  if (sh("command -v cc && python3 -m venv --help").status != 0) {
+    MESSAGE("cc or python3's venv is not installed: skipped");
+    return;
+  }
+  TestRepo repo;
+  for (int i = 1; i <= 12; ++i) {
+    repo.write("src/f" + std::to_string(i) + ".c",
+               "int f" + std::to_string(i) + "(void) { return " + std::to_string(i) + "; }\n");
+  }
+  repo.write(".gitignore", "*.o\n.venv/\n");
+  repo.commit_all();
+  // Objects of sources removed long ago, in the person's tree: the agent cleans them up.
+  repo.write("src/old1.o", "stale\n");
+  repo.write("src/old2.o", "stale\n");
+  MountedWorkspace w(repo);
+  Run built = w.in_view("for i in $(seq 1 12); do cc -c -o src/f$i.o src/f$i.c || exit 1; done && "
+                        "rm src/old1.o src/old2.o && echo 'int f1(void) { return 100; }' > "
+                        "src/f1.c && python3 -m venv --without-pip .venv");
+  REQUIRE_MESSAGE(built.status == 0, built.err);
+  // What the environment holds, and how many of its symlinks leave the project.
+  auto count = [&](const std::string& script) {
+    return std::to_string(std::stoul(w.in_view(script).out));
+  };
+  std::string venv_files = count("find .venv ! -type d | wc -l");
+  std::string leaving = count("n=0; for l in $(find .venv -type l); do "
+                              "case $(readlink -m \"$l\") in \"$PWD\"/*) ;; "
+                              "*) n=$((n+1)) ;; esac; done; echo $n");
+  REQUIRE(leaving != "0");
+
+  ReviewTerminal t(w, repo, "", 200, 30);
+  t.wait_for("src/*.o +");
+  std::string s = t.screen();
+  // One row each, with the real counts and the folds' own reasons.
+  check_has_all(s, {"[x] * src/*.o +", "14 files, 2 deleted", "ignored by the real repository",
+                    "[x] A .venv/ +", venv_files + " files",
+                    "under .venv/ (a Python virtual environment)"});
+  CHECK(s.find("src/f2.o") == npos);
+  CHECK(s.find(".venv/bin") == npos);
+  CHECK(s.find("symlink to an absolute path") == npos);
+  t.keys("j", ">[x] A .venv/ +");
+  CHECK(t.screen().find("symlinks leaving the project: " + leaving) != npos);
+  // Enter lists what is in it; z folds it again.
+  t.keys("Enter", ".venv/bin/ +");
+  t.keys("z", ">[x] A .venv/ +");
+  CHECK(t.screen().find(".venv/bin/") == npos);
+  t.keys("j", ">[x] * src/*.o +");
+  CHECK(t.screen().find("14 files, 2 deleted") != npos);
+  t.keys("Enter", "src/*.o -");
+  check_has_all(t.screen(), {"A src/f12.o", "D src/old2.o"});
+  t.keys("j", ">[x] A src/f1.o");
+  t.keys("z", ">[x] * src/*.o +");
+  CHECK(t.screen().find("src/f12.o") == npos);
+  t.keys("q", "ws-exit=0");
+}

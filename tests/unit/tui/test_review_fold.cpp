@@ -287,3 +287,142 @@ TEST_CASE("tui::ReviewModel a provisional list is moved in, never decided on - t
   CHECK_FALSE(m2.follow(old));
   CHECK(m2.cursor() == std::min(old.cursor(), m2.entries().size() - 1));
 }
+
+namespace {
+
+constexpr const char* k_ignored = "ignored by the real repository";
+constexpr const char* k_venv = "under .venv/ (a Python virtual environment)";
+
+/// src/ holds 12 ignored objects, a flagged build file, and a subdirectory of another
+/// withheld reason whose paths sort between the objects'; a virtual environment whose bin/
+/// holds three symlinks leaving the project.
+Review objects_and_venv() {
+  Review r;
+  r.workspace = "default";
+  r.id = "review-id";
+  r.files.push_back(file("src/main.c", T, "", 'M'));
+  for (int i = 0; i < 12; ++i) {
+    char name = static_cast<char>('a' + i);
+    r.files.push_back(file("src/" + std::string(1, name) + ".o", W, k_ignored, i == 3 ? 'D' : 'A'));
+  }
+  r.files.push_back(file("src/f/run.sh", W, "new executable"));
+  r.files.push_back(file("src/Makefile", Group::Flagged, "changes a build file"));
+  for (const char* link : {"python", "python3", "python3.11"}) {
+    r.files.push_back(file(std::string(".venv/bin/") + link, W,
+                           "symlink to an absolute path (/usr/bin/python3)"));
+  }
+  for (const char* f : {"bin/activate", "bin/pip", "lib/python3.11/site-packages/pip/a.py",
+                        "lib/python3.11/site-packages/pip/b.py", "pyvenv.cfg"}) {
+    r.files.push_back(file(std::string(".venv/") + f, W, k_venv));
+  }
+  return r;
+}
+
+size_t shown_entry(const ReviewModel& m, const std::string& shown) {
+  for (size_t e = 0; e < m.entries().size(); ++e) {
+    const ListEntry& le = m.entries()[e];
+    if (le.kind == ListEntry::Kind::Fold && m.folds()[le.index].shown() == shown) {
+      return e;
+    }
+  }
+  FAIL("no row for " << shown);
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("tui::fold_directories folds the files directly in a directory and a tool's tree") {
+  Review r = objects_and_venv();
+  std::sort(r.files.begin(), r.files.end(),
+            [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  std::vector<FoldPath> paths;
+  for (const auto& f : r.files) {
+    paths.push_back({f.path, f.group, f.reason, f.status});
+  }
+  auto dirs = fold_directories(paths, {}, 2, 10);
+  REQUIRE(dirs.size() == 2);
+  CHECK(dirs[0].dir == ".venv");
+  CHECK_FALSE(dirs[0].direct);
+  CHECK(dirs[0].files() == 8);
+  CHECK(dirs[0].reason == k_venv); // the tree's, not its first path's (a symlink)
+  CHECK(dirs[0].note == "symlinks leaving the project: 3");
+  CHECK(dirs[1].direct);
+  CHECK(dirs[1].dir == "src");
+  CHECK(dirs[1].glob == "*.o");
+  CHECK(dirs[1].files() == 12);
+  CHECK(dirs[1].reason == k_ignored);
+  CHECK(dirs[1].note.empty());
+  // Fewer than the minimum stay files; without a minimum there is no direct fold.
+  CHECK(fold_directories(paths, {}, 2, 13).size() == 1);
+  CHECK(fold_directories(paths).size() == 1);
+}
+
+TEST_CASE("tui::ReviewModel lists the files directly in a directory as one row, and a virtual "
+          "environment with its symlinks as one") {
+  ReviewModel m(objects_and_venv());
+  fit(m, 140, 40);
+  // TRANSFER src/main.c; FLAGGED src/Makefile; WITHHELD .venv/, src/*.o, src/f/run.sh.
+  REQUIRE(m.entries().size() == 5);
+  size_t venv = shown_entry(m, ".venv/");
+  size_t objects = shown_entry(m, "src/*.o");
+  CHECK(objects == venv + 1);
+  const Fold& o = m.folds()[m.entries()[objects].index];
+  CHECK(o.files() == 12);
+  CHECK(o.deleted == 1);
+  // The objects are listed together, before src/f/ whose path sorts between them.
+  for (size_t i = o.begin; i < o.end; ++i) {
+    CHECK(m.files()[i].path.ends_with(".o"));
+  }
+  CHECK(m.files()[o.end].path == "src/f/run.sh");
+  std::string screen = render(m, 140, 40).dump();
+  CHECK(screen.find("src/*.o +") != std::string::npos);
+  CHECK(screen.find("12 files, 1 deleted") != std::string::npos);
+  CHECK(screen.find(".venv/ +") != std::string::npos);
+  CHECK(screen.find(std::string(k_venv) + "; sym") != std::string::npos); // cut to the pane
+  CHECK(screen.find("symlink to an absolute path") == std::string::npos);
+  go_to(m, venv);
+  std::string venv_summary = render(m, 140, 40).dump(); // wrapped in the diff pane
+  CHECK(venv_summary.find(std::string("WITHHELD: ") + k_venv) != std::string::npos);
+  CHECK(venv_summary.find("; symlinks leaving the projec") != std::string::npos);
+
+  // The summary names the pattern and the fold's own reason.
+  go_to(m, objects);
+  REQUIRE(m.selected_fold() != nullptr);
+  std::string summary = render(m, 140, 40).dump();
+  CHECK(summary.find("src/*.o  (12 files)") != std::string::npos);
+  CHECK(summary.find(std::string("WITHHELD: ") + k_ignored) != std::string::npos);
+  CHECK(summary.find("11 added, 1 deleted") != std::string::npos);
+  CHECK(m.apply(Action::Override) == Effect::AskOverride);
+  CHECK(m.override_question().find("'src/*.o' (12 files: " + std::string(k_ignored)) !=
+        std::string::npos);
+
+  // Enter lists the twelve objects; z folds them again.
+  CHECK(m.apply(Action::Open) == Effect::None);
+  CHECK(m.entries().size() == 5 + 12);
+  m.apply(Action::Down);
+  REQUIRE(m.selected_file() != nullptr);
+  CHECK(m.selected_file()->path == "src/a.o");
+  CHECK(m.apply(Action::FoldUp) == Effect::None);
+  CHECK(m.selected_fold()->shown() == "src/*.o");
+  CHECK(m.entries().size() == 5);
+
+  // The virtual environment opens onto bin/ (its symlinks counted), lib/ and pyvenv.cfg.
+  go_to(m, shown_entry(m, ".venv/"));
+  m.apply(Action::Open);
+  CHECK(m.entries().size() == 5 + 3);
+  const Fold& bin = m.folds()[m.entries()[shown_entry(m, ".venv/bin/")].index];
+  CHECK(bin.files() == 5);
+  CHECK(bin.note == "symlinks leaving the project: 3");
+  CHECK(m.folds()[m.entries()[shown_entry(m, ".venv/lib/")].index].files() == 2);
+
+  // A decision on the direct fold is saved file by file and comes back.
+  go_to(m, shown_entry(m, "src/*.o"));
+  m.apply(Action::Override);
+  CHECK(m.confirm_override() == Effect::Changed);
+  CHECK(m.decided_files() == 12);
+  std::string saved = m.save();
+  CHECK(saved.find("\ndir ") == std::string::npos);
+  ReviewModel again(objects_and_venv());
+  CHECK(again.restore(saved, true) == 24);
+  CHECK(again.decided_files() == 12);
+}
