@@ -26,7 +26,11 @@ bool transfers_silently(const std::string& verdict) {
 /// For each (symlink, file reached through it): not both land with no verdict.
 void check_no_silent_alias(const MountedWorkspace& w,
                            const std::vector<std::pair<std::string, std::string>>& aliased) {
-  for (const auto& [link, target] : aliased) {
+  for (const auto& entry : aliased) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in doctest's
+    // message lambdas.
+    const std::string& link = entry.first;
+    const std::string& target = entry.second;
     std::string vl = verdict_of(w, link);
     std::string vt = verdict_of(w, target);
     INFO(link << ": " << vl << "; " << target << ": " << vt);
