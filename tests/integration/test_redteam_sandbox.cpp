@@ -2,8 +2,8 @@
 // secrets, sockets and later-run code. Each case does what an attacker would, for real,
 // through the real binary and bubblewrap, as root and as an unprivileged user, and checks
 // what a person would: what the agent printed, what a host listener saw, what is on the host
-// afterwards. Cases marked may_fail are open holes (// HOLE: ...); the lead removes the
-// decorator when the fix lands.
+// afterwards. Every case here was a hole when written (it failed on the code of its day) and
+// is closed now; a new open hole is marked doctest::may_fail() with a "// HOLE:" comment.
 #include "tests/integration/run_escapes_common.hpp"
 
 #include <doctest/doctest.h>
@@ -174,7 +174,7 @@ void check_other_netns_socket(const std::string& user) {
 
 } // namespace
 
-// HOLE: the agent inherits the person's session keyring: `keyctl search @s user NAME; keyctl
+// Closed hole: the agent inherits the person's session keyring: `keyctl search @s user NAME; keyctl
 // read` gives it every secret there (Kerberos KEYRING: caches, systemd-ask-password's cached
 // passwords, keyctl-stored tokens), and `add_key` plants keys the host later uses. No seccomp
 // rule refuses keyctl/add_key/request_key and pid 1 joins no fresh session keyring.
@@ -252,7 +252,7 @@ void check_nested_repositories(const std::string& user) {
 
 } // namespace
 
-// HOLE: the guard of --writable covers DIR/.git/{hooks,config} only: a repository one level
+// Closed hole: the guard of --writable covers DIR/.git/{hooks,config} only: a repository one level
 // down (`--writable ~/src/others` holding several checkouts, or DIR/.git/modules/NAME) keeps
 // hooks and config writable, and what the agent plants there (a pre-commit hook,
 // core.fsmonitor) runs unconfined at the person's next `git commit`/`git status` there.
@@ -291,10 +291,10 @@ bool has_control(const std::string& s) {
 
 } // namespace
 
-// HOLE: the summary's "the agent could not write PATH (read-only in the sandbox)" lines print
-// PATH as the agent's output said it, raw: `printf 'cannot create /usr/x\e[9A\e[J...: Read-only
-// file system' >&2` moves up over the FLAGGED/WITHHELD sections ws printed just before and
-// erases them (the agent's output before the summary is its own; the summary is ws's).
+// Closed hole: the summary's "the agent could not write PATH (read-only in the sandbox)" lines
+// print PATH as the agent's output said it, raw: `printf 'cannot create /usr/x\e[9A\e[J...:
+// Read-only file system' >&2` moves up over the FLAGGED/WITHHELD sections ws printed just before
+// and erases them (the agent's output before the summary is its own; the summary is ws's).
 TEST_CASE("redteam sandbox: the end-of-session summary escapes paths read from the agent's "
           "output") {
   Person p("");
@@ -309,7 +309,7 @@ TEST_CASE("redteam sandbox: the end-of-session summary escapes paths read from t
   CHECK_MESSAGE(!has_control(summary), "the summary carries the agent's terminal controls");
 }
 
-// HOLE: a request the proxy refuses as malformed is summarized with its detail, which holds
+// Closed hole: a request the proxy refuses as malformed is summarized with its detail, which holds
 // the agent's Host field: control bytes are refused there, but C1 controls (U+009B, CSI on
 // terminals that take 8-bit controls) and bidi overrides (U+202E) reach the summary raw.
 // (`ws log` escapes the same record.)
@@ -331,7 +331,7 @@ TEST_CASE("redteam sandbox: the summary of refused requests escapes the agent's 
   CHECK(!has_control(log.out)); // the control: ws log escapes it
 }
 
-// HOLE: the settings keys the agent writes in its profile layer are decoded JSON
+// Closed hole: the settings keys the agent writes in its profile layer are decoded JSON
 // ("hooks":{"x\u001b[2K\rok":...}) and printed raw in the reasons of the end-of-session
 // summary and of `ws profile diff` ("hooks.x<ESC>[2K<CR>ok"): the agent erases the WITHHELD
 // line that names its hook and writes what it likes in its place. (File names there are
@@ -355,7 +355,7 @@ TEST_CASE("redteam sandbox: settings keys from the agent's profile layer are esc
   p.ws("profile reset claude");
 }
 
-// HOLE: on a terminal, the agent's output reaches the person's terminal unfiltered, OSC 52
+// Closed hole: on a terminal, the agent's output reaches the person's terminal unfiltered, OSC 52
 // included: `printf '\e]52;c;<base64>\a'` sets the person's clipboard (kitty, WezTerm,
 // Alacritty, foot, Windows Terminal; tmux passes it on by default) to a command of the agent's
 // choosing, which the person later pastes into an unconfined shell. TIOCSTI is refused; this
@@ -417,9 +417,9 @@ void check_quarantine_through_symlink(const std::string& user) {
 
 } // namespace
 
-// HOLE: at the end of a session ws moves aside guarded files the agent created in a --writable
-// directory, following the path as it is then: the agent replaces DIR/.claude with a symlink
-// to any directory (the person's real ~/.claude), and ws itself, unconfined, renames the
+// Closed hole: at the end of a session ws moves aside guarded files the agent created in a
+// --writable directory, following the path as it is then: the agent replaces DIR/.claude with a
+// symlink to any directory (the person's real ~/.claude), and ws itself, unconfined, renames the
 // person's settings.json (deny rules), hooks, .git/config... there to *.ws-quarantine-*, and
 // blames the agent for having created them.
 TEST_CASE("redteam sandbox: the end-of-session quarantine never follows the agent's symlinks "
@@ -629,8 +629,8 @@ void check_writable_config_dir(const std::string& user) {
 
 } // namespace
 
-// HOLE: `--writable ~/.config` is accepted, and ws's own config (~/.config/ws/config) lies in
-// it: the agent adds `[ws] read = ~/.ssh` (or env, writable, profiles) and the next session
+// Closed hole: `--writable ~/.config` is accepted, and ws's own config (~/.config/ws/config) lies
+// in it: the agent adds `[ws] read = ~/.ssh` (or env, writable, profiles) and the next session
 // shows it the person's keys. The guard's list is relative to the writable directory, so
 // ~/.config/git/config (core.fsmonitor, core.pager), fish's config, systemd user units and
 // autostart entries there are writable too and run unconfined later.
@@ -671,7 +671,7 @@ void check_guard_parent_renamed(const std::string& user) {
 
 } // namespace
 
-// HOLE: the guard of --writable binds the guarded files that exist read-only, but their
+// Closed hole: the guard of --writable binds the guarded files that exist read-only, but their
 // directories stay writable: `mv .git .git-old` (a directory holding mount points can be
 // renamed) then a new .git with a pre-commit hook, or `mv .claude .claude-old` then a new
 // .claude/settings.json, and nothing is quarantined (only paths absent at the start are
