@@ -184,33 +184,10 @@ private:
 /// stat only where the filesystem does not say). Iterative, two fds at most.
 size_t count_files_below(int dir, const std::string& name) {
   size_t count = 0;
-  std::vector<std::string> todo{name};
-  while (!todo.empty()) {
-    std::string rel = std::move(todo.back());
-    todo.pop_back();
-    UniqueFd fd(open_beneath(dir, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-    DIR* d = fd ? ::fdopendir(fd.release()) : nullptr;
-    if (!d) {
-      continue;
-    }
-    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
-    while (dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
-        continue;
-      }
-      bool is_dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_UNKNOWN) {
-        struct stat st {};
-        is_dir =
-            ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-      }
-      if (is_dir) {
-        todo.push_back(rel + "/" + e->d_name);
-      } else {
-        ++count;
-      }
-    }
-  }
+  walk_beneath(dir, name, [&](std::string&&, bool is_dir) {
+    count += is_dir ? 0 : 1;
+    return true;
+  });
   return count;
 }
 
@@ -742,6 +719,40 @@ size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayo
   }
   size_t classified = scanner.scan().size();
   return classified + scanner.skipped();
+}
+
+bool walk_beneath(int root, const std::string& rel,
+                  const std::function<bool(std::string&& path, bool is_dir)>& visit) {
+  std::vector<std::string> todo{rel};
+  while (!todo.empty()) {
+    std::string dir = std::move(todo.back());
+    todo.pop_back();
+    UniqueFd fd(open_beneath(root, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    DIR* d = fd ? ::fdopendir(fd.release()) : nullptr;
+    if (!d) {
+      continue; // not a directory (or gone): nothing below it
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st {};
+        is_dir =
+            ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      std::string child = dir + "/" + e->d_name;
+      if (is_dir) {
+        todo.push_back(child);
+      }
+      if (!visit(std::move(child), is_dir)) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 } // namespace ws::fuse

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,13 @@ size_t count_changes(const std::filesystem::path& lower_dir, const WorkspaceLayo
 /// beneath the directory the one before opened, under the same rules. Holds at most two
 /// fds at a time. Returns -1 with errno set on failure.
 int open_beneath(int root, const std::string& rel, int flags);
+
+/// Visits every entry below the directory `rel` beneath `root` (open_beneath's rules; no
+/// symlink followed; iterative, as directories may nest deeper than a stack): `visit(path,
+/// is_dir)` with `path` relative to `root`; it returns false to stop the walk. A directory
+/// that cannot be opened is skipped. Returns false if `visit` stopped it.
+bool walk_beneath(int root, const std::string& rel,
+                  const std::function<bool(std::string&& path, bool is_dir)>& visit);
 
 /// Opens paths beneath one root under open_beneath's rules (no symlink followed anywhere,
 /// the last component included unless `flags` has O_PATH), keeping the directory of the

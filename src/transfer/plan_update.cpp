@@ -8,13 +8,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string_view>
@@ -111,40 +109,10 @@ private:
 /// Every path at or below `root` in the upper layer (directories too), into `out`; false
 /// when there are more than `limit`. Iterative: directories may nest deeper than a stack.
 bool upper_paths(int upper, const std::string& root, std::vector<std::string>& out, size_t limit) {
-  std::vector<std::string> todo{root};
-  while (!todo.empty()) {
-    std::string dir = std::move(todo.back());
-    todo.pop_back();
-    UniqueFd fd(fuse::open_beneath(upper, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-    if (!fd) {
-      continue; // not a directory (or gone): the name alone
-    }
-    DIR* d = ::fdopendir(fd.release());
-    if (!d) {
-      continue;
-    }
-    std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
-    while (dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
-        continue;
-      }
-      std::string child = dir + "/" + e->d_name;
-      bool is_dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_UNKNOWN) {
-        struct stat st {};
-        is_dir =
-            ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-      }
-      if (is_dir) {
-        todo.push_back(child);
-      }
-      out.push_back(std::move(child));
-      if (out.size() > limit) {
-        return false;
-      }
-    }
-  }
-  return true;
+  return fuse::walk_beneath(upper, root, [&](std::string&& path, bool) {
+    out.push_back(std::move(path));
+    return out.size() <= limit;
+  });
 }
 
 bool symlink_involved(const fuse::Change& c) {
