@@ -151,6 +151,16 @@ std::optional<std::string_view> shared_git_dir(std::string_view path) {
   return std::nullopt;
 }
 
+bool below_shared_git_dir(std::string_view path) {
+  for (size_t slash = path.find('/'); slash != std::string_view::npos;
+       slash = path.find('/', slash + 1)) {
+    if (shared_git_dir(path.substr(0, slash))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void adopt_agent_git_file(const StateDirs& dirs, const std::string& path) {
   if (!in_agent_git(path)) {
     throw std::invalid_argument("not in the agent's git: " + path);

@@ -34,6 +34,8 @@ inline constexpr std::string_view k_git_start_keys[] = {"git.start", "git.start_
 /// same name, read-only: objects (and submodules' git directories, git-lfs's store).
 /// Returns the name (e.g. "objects") when `path` is one of them (".git/objects").
 std::optional<std::string_view> shared_git_dir(std::string_view path);
+/// Whether `path` lies below one of those (`.git/objects/ab`, `.git/objects/pack/x.pack`).
+bool below_shared_git_dir(std::string_view path);
 
 /// True when `path` is the private `.git` or lies below it.
 inline bool in_agent_git(std::string_view path) {

@@ -667,16 +667,6 @@ private:
     m_deleted.resize(kept);
   }
 
-  static bool below_shared_git_dir(const std::string& path) {
-    for (size_t slash = path.find('/'); slash != std::string::npos;
-         slash = path.find('/', slash + 1)) {
-      if (shared_git_dir(std::string_view(path).substr(0, slash))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   ChangeScope m_scope;
   const std::vector<std::string>* m_only = nullptr;
   std::unordered_set<std::string> m_only_set;

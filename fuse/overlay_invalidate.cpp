@@ -132,9 +132,13 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
         if (child != dir->children.end()) {
           Node* c = child->second;
           bool agents = c->is_dir() ? c->upper_fd.load() >= 0 : c->on_upper.load();
-          if (agents) {
+          bool gained = c->is_dir() && c->lower_fd.load() < 0 && (e.mask & IN_ISDIR) &&
+                        (e.mask & (IN_CREATE | IN_MOVED_TO));
+          if (agents && !gained) {
             continue; // the view shows the agent's version here, whatever the person does
           }
+          // (gained: the agent's directory now merges the real one of its name; the kernel
+          // looks it up again, and that lookup attaches the real side: attach_locked.)
           inodes.insert(nodeid(c));
         }
         entries.emplace(nodeid(dir), std::string(e.name));

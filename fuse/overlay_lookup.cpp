@@ -229,8 +229,11 @@ OverlayFs::try_resolve_locked(Node* parent, std::string_view name_view, const st
       if (!f.upper) {
         throw_errno("lookup (upper)", path);
       }
-      // An upper directory merges the lower one of the same name unless it is opaque.
-      if (lower_ok && !m_meta.is_opaque(path)) {
+      // An upper directory merges the lower one of the same name unless it is opaque. Below
+      // the agent's shared git directories it always does: objects are named by their
+      // content, and a fan-out directory the agent's git made first (.git/objects/ab) must
+      // still show the person's objects written there later (ws sync's commits need them).
+      if (lower_ok && (!m_meta.is_opaque(path) || below_shared_git_dir(path))) {
         f.lower = open_path(pl, name.c_str(), O_DIRECTORY);
       } else if (m_real_git && shared_git_dir(path) && !m_meta.is_opaque(path)) {
         // The agent's .git/objects: the real repository's objects, shared read-only.
@@ -314,6 +317,20 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
     Node* existing = it->second;
     if (existing->backing_ino == f.st.st_ino && existing->backing_dev == f.st.st_dev &&
         existing->type == (f.st.st_mode & S_IFMT)) {
+      if (existing->is_dir() && f.lower && existing->lower_fd.load() < 0) {
+        // The agent made this directory before the real tree had it; now it does (the
+        // person's `mkdir`, git writing an object into a fan-out directory the agent's git
+        // made first): merged from now on, as a lookup today would find it.
+        existing->lower_fd.store(f.lower.release(), std::memory_order_release);
+        watch_locked(existing);
+        if (m_watcher) {
+          if (existing->watch.load() >= 0) {
+            m_changes.unblind(path, false);
+          } else {
+            m_changes.blind(path);
+          }
+        }
+      }
       ++existing->nlookup;
       return existing;
     }

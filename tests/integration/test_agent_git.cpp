@@ -80,6 +80,31 @@ TEST_CASE("agent git: the person's commits never move the agent's HEAD, nor the 
   CHECK(verbose.out.find(".git/index") != npos);
 }
 
+// Was a hole (a CI flake of ws sync, 1 run in ~30): the agent's git made a fan-out directory
+// (.git/objects/ab) before the person's git wrote an object of the same prefix; the agent's
+// directory hid the real one, and the agent's git could not read the person's commit.
+TEST_CASE("agent git: the person's objects show in fan-out directories the agent's git made "
+          "first") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  // Every fan-out directory, made by the agent before the person commits (any prefix the
+  // person's new objects take is then the agent's first).
+  Run made = agent(w, "cd .git/objects && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do "
+                      "for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do mkdir -p $a$b; done; done");
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  repo.write("README.md", "the person's new readme\n");
+  real_git(repo, "commit -qam person-1");
+  std::string person = real_git(repo, "rev-parse HEAD");
+  std::string tree = real_git(repo, "rev-parse HEAD^{tree}");
+  Run seen = agent(w, "git cat-file -t " + person + " && git cat-file -t " + tree +
+                          " && git show " + person + ":README.md");
+  INFO("agent: " << seen.out << seen.err);
+  CHECK(seen.status == 0);
+  CHECK(seen.out == "commit\ntree\nthe person's new readme\n");
+  // Outside ws run too (the view), and after the view is mounted again.
+  CHECK(sh("git cat-file -t " + person, w.view()).out == "commit\n");
+}
+
 TEST_CASE("agent git: the person's git gc --prune=now never breaks the agent's git") {
   TestRepo repo;
   repo.write("notes.txt", "one\n");
