@@ -94,6 +94,11 @@ TEST_CASE("lifecycle: kill -9 of the daemon mid-write - the next command cleans 
   REQUIRE(pid > 0);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   writer.join();
+  // Gone, not only killed: until its exit has closed every fd (256 kept for files it made,
+  // its lock last), the daemon still holds its lock, and the view still looks mounted.
+  for (int i = 0; i < 200 && ::kill(pid, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   CHECK(w.ws("list").out.find("stale (daemon died)") != std::string::npos);
 
   Run again = w.ws("mount");

@@ -78,7 +78,19 @@ void check_unix_sockets(const std::string& user) {
   for (const auto& entry : socks) {
     REQUIRE(field(host.out, entry.first) == "OK");
   }
-  std::string seen = listeners.accepted();
+  // The listeners note a connection after accepting it: wait until each noted the host's,
+  // or a late note would pass for one from inside.
+  std::string seen;
+  for (int i = 0; i < 100; ++i) {
+    seen = listeners.accepted();
+    bool all = std::all_of(socks.begin(), socks.end(), [&](const auto& entry) {
+      return seen.find(entry.first + "\n") != std::string::npos;
+    });
+    if (all) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   for (const std::string net : {"on", "off"}) {
     Run r = p.ws("run --network=" + net + " -- " + py() + " -c " + q(k_unix_connect) + args);
     INFO("--network=" << net << ": ws run " << r.status << "\n" << r.out << r.err);
