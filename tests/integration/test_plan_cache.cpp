@@ -20,14 +20,17 @@ using namespace ws::test;
 
 namespace {
 
+/// One of `v`, drawn from `rng`.
+std::string pick_one(std::mt19937& rng, const std::vector<std::string>& v) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
 /// One step: a shell command run in the view (the agent's side) or in the real tree (the
 /// person's), made from the seeded generator.
 std::string random_step(std::mt19937& rng, std::string& where) {
   static const std::vector<std::string> dirs{"", "src/", "lib/sub/", "build/", "env/", "n d/"};
   static const std::vector<std::string> names{"a.c", "b.txt", "c.o", "run.sh", "x.bin", "n"};
-  auto pick = [&](const std::vector<std::string>& v) {
-    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-  };
+  auto pick = [&](const std::vector<std::string>& v) { return pick_one(rng, v); };
   where = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? "real" : "view";
   std::string d = pick(dirs), d2 = pick(dirs), n = pick(names), n2 = pick(names);
   std::string path = q(d + n), path2 = q(d2 + n2);
@@ -300,9 +303,7 @@ namespace {
 std::string plain_step(std::mt19937& rng, std::string& where) {
   static const std::vector<std::string> dirs{"", "src/", "lib/x/", "gen/", "gen/m1/", "docs/"};
   static const std::vector<std::string> names{"a.c", "b.c", "y.txt", "r.md", "tool.sh", "n.bin"};
-  auto pick = [&](const std::vector<std::string>& v) {
-    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-  };
+  auto pick = [&](const std::vector<std::string>& v) { return pick_one(rng, v); };
   where = std::uniform_int_distribution<int>(0, 3)(rng) == 0 ? "real" : "view";
   std::string d = pick(dirs), d2 = pick(dirs), n = pick(names);
   std::string path = q(d + n), dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
