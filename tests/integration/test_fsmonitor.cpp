@@ -3,6 +3,7 @@
 // `ws reset`, `git status` with the hook says exactly what it says without it; a token from
 // before a clean remount answers exactly, with what the person did while nothing ran (and
 // "everything" when the record could not be kept); the hook works inside `ws run`.
+#include "tests/integration/random_steps.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -35,14 +36,10 @@ std::string random_step(std::mt19937& rng, std::string& where) {
                                              "lib/sub/", "build/", "new dir/"};
   static const std::vector<std::string> names{"a.c",    "b.txt",  "c.o", "README.md",
                                               "util.c", "main.c", "n"};
-  auto pick = [&](const std::vector<std::string>& v) {
-    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-  };
-  where = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? "real" : "view";
-  std::string d = pick(dirs), d2 = pick(dirs), n = pick(names), n2 = pick(names);
-  std::string path = q(d + n), path2 = q(d2 + n2);
-  std::string dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
-  std::string text = std::to_string(rng() % 1000);
+  StepDraw s = draw_step(rng, dirs, names, 3);
+  where = s.where;
+  const std::string &path = s.path, &path2 = s.path2, &dir = s.dir, &dir2 = s.dir2;
+  const std::string &d = s.d, &d2 = s.d2, &text = s.text;
   switch (std::uniform_int_distribution<int>(0, 11)(rng)) {
   case 0:
   case 1:

@@ -6,6 +6,7 @@
 // `ws apply --check`, which stages in the real tree),
 // `ws status --json` and `ws diff` with the cache equal the same commands with
 // WS_PLAN_CACHE=0, and the cache is used where nothing changed.
+#include "tests/integration/random_steps.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
@@ -20,22 +21,15 @@ using namespace ws::test;
 
 namespace {
 
-/// One of `v`, drawn from `rng`.
-std::string pick_one(std::mt19937& rng, const std::vector<std::string>& v) {
-  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-}
-
 /// One step: a shell command run in the view (the agent's side) or in the real tree (the
 /// person's), made from the seeded generator.
 std::string random_step(std::mt19937& rng, std::string& where) {
   static const std::vector<std::string> dirs{"", "src/", "lib/sub/", "build/", "env/", "n d/"};
   static const std::vector<std::string> names{"a.c", "b.txt", "c.o", "run.sh", "x.bin", "n"};
-  auto pick = [&](const std::vector<std::string>& v) { return pick_one(rng, v); };
-  where = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? "real" : "view";
-  std::string d = pick(dirs), d2 = pick(dirs), n = pick(names), n2 = pick(names);
-  std::string path = q(d + n), path2 = q(d2 + n2);
-  std::string dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
-  std::string text = std::to_string(rng() % 1000);
+  StepDraw s = draw_step(rng, dirs, names, 3);
+  where = s.where;
+  const std::string &path = s.path, &path2 = s.path2, &dir = s.dir, &dir2 = s.dir2;
+  const std::string &d = s.d, &d2 = s.d2, &n = s.n, &n2 = s.n2, &text = s.text;
   switch (std::uniform_int_distribution<int>(0, 17)(rng)) {
   case 0:
   case 1:
