@@ -1,16 +1,13 @@
 // Routes over a NETLINK_ROUTE socket (route_netlink.hpp).
 #include "src/network/route_netlink.hpp"
 
-#include "fuse/unique_fd.hpp"
 #include "src/cli/error.hpp"
+#include "src/network/netlink_dump.hpp"
 
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -30,12 +27,30 @@ Error dump_error(const std::string& what, int err) {
                "use --network=allow:HOST,... or --network=off");
 }
 
+/// The route in `h` (an RTM_NEWROUTE message), appended to `out` if of `family`.
+void add_route(const nlmsghdr& h, int family, std::vector<Route>& out) {
+  const auto* rt = static_cast<const rtmsg*>(NLMSG_DATA(&h));
+  if (rt->rtm_family != family) {
+    return;
+  }
+  Route r;
+  r.destination.family = family;
+  r.destination.length = rt->rtm_dst_len;
+  r.type = rt->rtm_type;
+  int attributes = static_cast<int>(RTM_PAYLOAD(&h));
+  for (const auto* a = RTM_RTA(rt); RTA_OK(a, attributes); a = RTA_NEXT(a, attributes)) {
+    if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == address_size(family)) {
+      std::memcpy(r.destination.bytes.data(), RTA_DATA(a), address_size(family));
+    } else if (a->rta_type == RTA_GATEWAY || a->rta_type == RTA_VIA ||
+               a->rta_type == RTA_MULTIPATH) {
+      r.via_gateway = true;
+    }
+  }
+  out.push_back(r);
+}
+
 /// One family's routes, all tables, appended to `out`.
 void dump_family(int family, std::vector<Route>& out) {
-  fuse::UniqueFd nl(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-  if (!nl) {
-    throw dump_error("netlink socket", errno);
-  }
   struct {
     nlmsghdr header;
     rtmsg route;
@@ -45,59 +60,15 @@ void dump_family(int family, std::vector<Route>& out) {
   request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
   request.header.nlmsg_seq = 1;
   request.route.rtm_family = static_cast<unsigned char>(family);
-  if (::send(nl.get(), &request, request.header.nlmsg_len, 0) < 0) {
-    throw dump_error("send", errno);
-  }
-  std::vector<char> buffer(64 * 1024);
-  for (;;) {
-    pollfd p{nl.get(), POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) {
-      throw dump_error("no answer from the kernel", ETIMEDOUT);
-    }
-    ssize_t n = ::recv(nl.get(), buffer.data(), buffer.size(), 0);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      throw dump_error("recv", errno);
-    }
-    int left = static_cast<int>(n);
-    // NLMSG_OK itself compares the header's unsigned length with the signed `left` (clang
-    // warns inside the macro): the same checks, spelled out.
-    auto fits = [&left](const nlmsghdr* h) {
-      return left >= static_cast<int>(sizeof(nlmsghdr)) && h->nlmsg_len >= sizeof(nlmsghdr) &&
-             h->nlmsg_len <= static_cast<unsigned>(left);
-    };
-    for (auto* h = reinterpret_cast<nlmsghdr*>(buffer.data()); fits(h); h = NLMSG_NEXT(h, left)) {
-      if (h->nlmsg_type == NLMSG_DONE) {
-        return;
-      }
-      if (h->nlmsg_type == NLMSG_ERROR) {
-        const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
-        throw dump_error("RTM_GETROUTE", -e->error);
-      }
-      if (h->nlmsg_type != RTM_NEWROUTE) {
-        continue;
-      }
-      const auto* rt = static_cast<const rtmsg*>(NLMSG_DATA(h));
-      if (rt->rtm_family != family) {
-        continue;
-      }
-      Route r;
-      r.destination.family = family;
-      r.destination.length = rt->rtm_dst_len;
-      r.type = rt->rtm_type;
-      int attributes = static_cast<int>(RTM_PAYLOAD(h));
-      for (const auto* a = RTM_RTA(rt); RTA_OK(a, attributes); a = RTA_NEXT(a, attributes)) {
-        if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == address_size(family)) {
-          std::memcpy(r.destination.bytes.data(), RTA_DATA(a), address_size(family));
-        } else if (a->rta_type == RTA_GATEWAY || a->rta_type == RTA_VIA ||
-                   a->rta_type == RTA_MULTIPATH) {
-          r.via_gateway = true;
-        }
-      }
-      out.push_back(r);
-    }
+  auto failed = netlink_dump(NETLINK_ROUTE, "RTM_GETROUTE", &request, request.header.nlmsg_len,
+                             [&](const nlmsghdr& h) {
+                               if (h.nlmsg_type == RTM_NEWROUTE) {
+                                 add_route(h, family, out);
+                               }
+                               return true;
+                             });
+  if (failed) {
+    throw dump_error(failed->step, failed->error);
   }
 }
 
