@@ -131,10 +131,40 @@ struct BadValue {
   std::string expected; ///< what would do, when known
 };
 
+/// An option's placeholder ("HOW") without the set CLI11 appends to it ("HOW:{refuse,markers}").
+std::string placeholder(const CLI::Option& opt) {
+  std::string type = opt.get_type_name();
+  return type.substr(0, type.find(":{"));
+}
+
+/// "one of 'refuse' or 'markers'", from CLI11's set "{refuse,markers}".
+std::string one_of(const std::string& set) {
+  std::vector<std::string> items;
+  for (size_t at = 1; at < set.size();) {
+    size_t end = set.find(',', at);
+    end = end == std::string::npos ? set.size() - 1 : end;
+    items.push_back(set.substr(at, end - at));
+    at = end + 1;
+  }
+  return "one of " + quoted_list(items, "");
+}
+
+/// What an option takes, for a hint: "--message MSG: What this state is", or the values an
+/// option takes from a set ("one of 'refuse' or 'markers'").
+std::string option_hint(const CLI::Option& opt) {
+  std::string type = opt.get_type_name();
+  if (size_t set = type.find(":{"); set != std::string::npos && type.back() == '}') {
+    return one_of(type.substr(set + 1));
+  }
+  std::string about = opt.get_description();
+  return opt.get_name() + " " + type + (about.empty() ? "" : ": " + about);
+}
+
 std::optional<BadValue> bad_value(const CLI::App& command, const CLI::ParseError& e) {
   std::string what = e.what();
   BadValue bad;
-  const std::string convert = "Could not convert: ", value = ": Value ", range = " not in range ";
+  const std::string convert = "Could not convert: ", value = ": Value ", range = " not in range ",
+                    member = " not in {";
   if (dynamic_cast<const CLI::ConversionError*>(&e) && what.rfind(convert, 0) == 0 &&
       what.find(" = ") != std::string::npos) {
     size_t eq = what.find(" = ");
@@ -149,6 +179,14 @@ std::optional<BadValue> bad_value(const CLI::App& command, const CLI::ParseError
     bad.expected = what.compare(to + range.size(), 9, "0.000000 ") == 0
                        ? "a number greater than 0"
                        : "a number in range " + what.substr(to + range.size());
+  } else if (dynamic_cast<const CLI::ValidationError*>(&e) &&
+             what.find(": ") != std::string::npos && what.rfind(member) != std::string::npos &&
+             what.rfind(member) > what.find(": ")) {
+    // CLI::IsMember: "--conflicts: bogus not in {refuse,markers}"
+    size_t colon = what.find(": "), in = what.rfind(member);
+    bad.name = what.substr(0, colon);
+    bad.value = what.substr(colon + 2, in - colon - 2);
+    bad.expected = one_of(what.substr(in + member.size() - 1));
   } else {
     return std::nullopt;
   }
@@ -163,6 +201,24 @@ std::optional<BadValue> bad_value(const CLI::App& command, const CLI::ParseError
     }
   }
   return bad;
+}
+
+/// The option of `command` given without its value ("--message: 1 required MSG missing"), or
+/// null for another error.
+const CLI::Option* missing_value(const CLI::App& command, const CLI::ParseError& e) {
+  std::string what = e.what();
+  size_t colon = what.find(": ");
+  if (!dynamic_cast<const CLI::ArgumentMismatch*>(&e) || colon == std::string::npos ||
+      what.find(" required ", colon) == std::string::npos ||
+      what.compare(what.size() - 8, 8, " missing") != 0) {
+    return nullptr;
+  }
+  for (const CLI::App* at = &command; at; at = at->get_parent()) { // -C and -w: the root's
+    if (const CLI::Option* opt = at->get_option_no_throw(what.substr(0, colon))) {
+      return opt;
+    }
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -323,6 +379,9 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e) {
   } else if (auto bad = bad_value(*command, e)) {
     what = "'" + bad->value + "' is not a valid " + bad->name + " for '" + where + "'";
     hint = bad->expected;
+  } else if (const CLI::Option* opt = missing_value(*command, e)) {
+    what = "'" + where + " " + opt->get_name() + "' needs " + placeholder(*opt);
+    hint = option_hint(*opt);
   }
   std::fprintf(stderr, "%s: error: %s\n", program.c_str(), visible_text(what).c_str());
   if (!hint.empty()) {

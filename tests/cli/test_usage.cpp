@@ -93,6 +93,24 @@ TEST_CASE("usage: a value of the wrong kind is named, with what would do") {
       "run --max-procs x true",
       {"ws: error: 'x' is not a valid --max-procs for 'ws run'", "hint: a number greater than 0"});
   CHECK(!has(r.err, "0.000000"));
+  // A value outside an option's set, and an option without its value: ws's words, not CLI11's.
+  for (const char* bad : {"apply --conflicts bogus", "apply --conflicts=bogus"}) {
+    Run set = check_mistake(bad, {"ws: error: 'bogus' is not a valid --conflicts for 'ws apply'",
+                                  "hint: one of 'refuse' or 'markers'",
+                                  "Usage: ws [-C DIR] [-w WORKSPACE] apply"});
+    CHECK(!has(set.err, "not in {"));
+  }
+  check_mistake("diff --color=sometimes",
+                {"ws: error: 'sometimes' is not a valid --color for 'ws diff'",
+                 "hint: one of 'auto', 'always' or 'never'"});
+  for (const char* bare : {"checkpoint --message", "checkpoint -m"}) {
+    Run missing = check_mistake(bare, {"ws: error: 'ws checkpoint --message' needs MSG",
+                                       "hint: --message MSG: What this state is",
+                                       "Usage: ws [-C DIR] [-w WORKSPACE] checkpoint"});
+    CHECK(!has(missing.err, "required"));
+  }
+  check_mistake("apply --conflicts", {"ws: error: 'ws apply --conflicts' needs HOW",
+                                      "hint: one of 'refuse' or 'markers'"});
 }
 
 TEST_CASE("usage: a mistyped option gets the closest ones and the command's usage") {
@@ -101,8 +119,6 @@ TEST_CASE("usage: a mistyped option gets the closest ones and the command's usag
                  "hint: did you mean '--json'?",
                  "Usage: ws [-C DIR] [-w WORKSPACE] status [OPTIONS]", "--verbose"});
   check_mistake("log --worksapce x", {"did you mean '--workspace'?"});
-  check_mistake("diff --color=sometimes",
-                {"ws: error: ", "Usage: ws [-C DIR] [-w WORKSPACE] diff"});
   check_mistake("rm", {"ws: error: 'ws rm' needs NAME",
                        "Usage: ws [-C DIR] [-w WORKSPACE] rm [OPTIONS] NAME"});
   check_mistake("run --writable /tmp",
