@@ -51,7 +51,7 @@ namespace {
 const char* state_name(ViewState s) {
   return s == ViewState::Mounted    ? "mounted"
          : s == ViewState::Starting ? "starting"
-         : s == ViewState::Stale    ? "stale (daemon died)"
+         : s == ViewState::Stale    ? "daemon gone; run ws mount"
          : s == ViewState::Detached ? "detached (in use)"
                                     : "not mounted";
 }

@@ -18,11 +18,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -58,6 +61,34 @@ LockHolder read_lock_holder(const Workspace& w) {
   }
   ::close(fd);
   return h;
+}
+
+/// Whether `pid` still runs, rather than being gone, dead or on its way out: a daemon killed
+/// a moment ago holds its lock until its exit has closed every fd (up to 256 more for the
+/// files it made, the lock among them), and its view looks mounted meanwhile. From
+/// /proc/PID/stat: no such process, a zombie (Z, X), PF_EXITING in its flags (9th field), or
+/// SIGKILL pending (31st field).
+bool still_running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  size_t name_end = std::getline(in, line) ? line.rfind(')') : std::string::npos;
+  if (name_end == std::string::npos) {
+    return false;
+  }
+  std::istringstream words(line.substr(name_end + 1));
+  std::vector<std::string> field{"pid", "comm"}; // field[N - 1] is the Nth of proc(5)
+  for (std::string word; field.size() < 31 && words >> word;) {
+    field.push_back(word);
+  }
+  if (field.size() < 31) {
+    return true; // not the format we know: no telling
+  }
+  char state = field[2].front();
+  unsigned long flags = std::strtoul(field[8].c_str(), nullptr, 10);
+  unsigned long pending = std::strtoul(field[30].c_str(), nullptr, 10);
+  constexpr unsigned long k_pf_exiting = 0x4; // include/linux/sched.h
+  constexpr unsigned long k_sigkill = 1UL << (SIGKILL - 1);
+  return state != 'Z' && state != 'X' && (flags & k_pf_exiting) == 0 && (pending & k_sigkill) == 0;
 }
 
 /// True unless a live daemon is from another build than this process. A pid without a
@@ -217,6 +248,9 @@ bool daemon_answers(const Workspace& w) {
 ViewStatus probe_view(const Workspace& w) {
   ViewStatus s;
   LockHolder holder = read_lock_holder(w);
+  if (holder.pid > 0 && !still_running(holder.pid)) {
+    holder = {}; // killed: no daemon serves the view, whatever the lock says a moment longer
+  }
   s.pid = holder.pid;
   s.build = holder.build;
   s.this_build = of_this_build(holder);
@@ -298,6 +332,15 @@ fs::path ensure_mounted(const Workspace& w, bool debug) {
         stderr,
         "ws: the daemon of workspace '%s' had died; its view was cleaned up and is served again\n",
         w.name.c_str());
+  }
+  // A daemon killed a moment ago keeps its lock until its exit is done; the next must wait.
+  if (pid_t killed = lock_holder(w);
+      killed > 0 && !still_running(killed) &&
+      !wait_for(std::chrono::seconds(10), [&] { return lock_holder(w) != killed; })) {
+    throw Error("the daemon of workspace '" + w.name + "' (pid " + std::to_string(killed) +
+                    ") is gone, but its lock is still held: " + w.layout.lock_file().string(),
+                "wait for it to exit, then run ws mount again; 'fuser " +
+                    w.layout.lock_file().string() + "' names what holds it");
   }
   check_fuse_available();
   init_agent_git(w); // a workspace made before the agent's git was its own gets one now

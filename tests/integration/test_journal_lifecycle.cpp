@@ -1,15 +1,21 @@
 // The journal, crash safety, the daemon's lifecycle, and who may do what in a view.
+#include "fuse/unique_fd.hpp"
 #include "tests/support/harness.hpp"
 
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
 using namespace ws::test;
+namespace fs = std::filesystem;
 
 TEST_CASE("journal: 20 processes writing concurrently are each named with their pid") {
   TestRepo repo;
@@ -94,14 +100,13 @@ TEST_CASE("lifecycle: kill -9 of the daemon mid-write - the next command cleans 
   REQUIRE(pid > 0);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   writer.join();
-  // Gone, not only killed: until its exit has closed every fd (256 kept for files it made,
-  // its lock last), the daemon still holds its lock, and the view still looks mounted.
-  for (int i = 0; i < 200 && ::kill(pid, 0) == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  CHECK(w.ws("list").out.find("stale (daemon died)") != std::string::npos);
+  // At once, while its exit may still be closing its fds (256 kept for files it made, its
+  // lock among them): gone, not mounted.
+  Run list = w.ws("list");
+  CHECK(list.out.find("daemon gone; run ws mount") != std::string::npos);
+  CHECK(list.out.find("mounted") == std::string::npos);
 
-  Run again = w.ws("mount");
+  Run again = w.ws("mount"); // waits for the old daemon's lock
   CHECK(again.status == 0);
   CHECK(again.err.find("had died") != std::string::npos);
   CHECK(again.out == w.view().string() + "\n");
@@ -124,6 +129,58 @@ TEST_CASE("lifecycle: kill -9 of the daemon mid-write - the next command cleans 
   CHECK(count == n);
   CHECK(w.in_view("cat heavy/first.txt").out == "first\n");
   CHECK(repo.snapshot() == before);
+}
+
+TEST_CASE("lifecycle: a killed daemon whose lock is still held is gone for ws list, and ws "
+          "mount waits for the lock") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  int pid = w.daemon_pid();
+  REQUIRE(pid > 0);
+  // The daemon's own lock, held on past its death: as while a killed daemon's exit is still
+  // closing its fds, only for as long as the test likes.
+  ws::fuse::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  REQUIRE(pidfd);
+  ws::fuse::UniqueFd lock;
+  fs::path lock_file = w.state_dir() / "daemon.lock";
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(fd.path(), ec) == lock_file) {
+      int number = std::stoi(fd.path().filename().string());
+      lock.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), number, 0)));
+    }
+  }
+  if (!lock) {
+    MESSAGE("cannot take the daemon's lock fd (pidfd_getfd: " << std::strerror(errno) << ")");
+    ::kill(pid, SIGKILL);
+    return;
+  }
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  auto dead = [&] { // reaped, or a zombie
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    return !std::getline(in, stat) || stat.find(") Z ") != std::string::npos;
+  };
+  for (int i = 0; i < 200 && !dead(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(dead());
+  Run list = w.ws("list");
+  INFO("ws list: " << list.out << list.err);
+  CHECK(list.out.find("daemon gone; run ws mount") != std::string::npos);
+  CHECK(list.out.find("mounted") == std::string::npos);
+  Run json = w.ws("list --json");
+  CHECK(json.out.find("\"state\": \"stale\"") != std::string::npos);
+  CHECK(json.out.find("\"daemon\": null") != std::string::npos);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    lock.reset();
+  });
+  Run again = w.ws("mount");
+  release.join();
+  CHECK_MESSAGE(again.status == 0, again.err);
+  CHECK(again.out == w.view().string() + "\n");
+  CHECK(w.in_view("cat README.md").status == 0);
 }
 
 TEST_CASE("lifecycle: a second mount returns the same view - umount + list and rm") {
