@@ -76,6 +76,21 @@ inline std::string unique() {
   return std::to_string(::getpid()) + "-" + std::to_string(rd() % 1000000);
 }
 
+/// Connects to each NAME=ADDRESS unix socket (ADDRESS "@name": abstract): NAME=OK or the errno
+/// name ("timeout" after 5 s).
+inline const std::string k_unix_connect =
+    "import errno, socket, sys\n"
+    "for spec in sys.argv[1:]:\n"
+    "    name, addr = spec.split('=', 1)\n"
+    "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+    "    s.settimeout(5)\n"
+    "    try:\n"
+    "        s.connect('\\0' + addr[1:] if addr.startswith('@') else addr)\n"
+    "        print(name + '=OK')\n"
+    "    except OSError as e:\n"
+    "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
+    "    s.close()\n";
+
 /// Puts the host's core_pattern back if anything changed it.
 class CorePattern {
 public:

@@ -307,6 +307,54 @@ std::string UnixListeners::accepted() const {
   return slurp(m_dir.path() / "log");
 }
 
+HostService::HostService(const fs::path& dir, const std::string& name, const std::string& kind,
+                         const std::string& prefix) {
+  static const std::string k_serve = "import os, select, socket, sys, time\n"
+                                     "d, name, kind, note = sys.argv[1:5]\n"
+                                     "os.chdir(d)\n"
+                                     "t = socket.SOCK_STREAM if kind == 'stream' else "
+                                     "socket.SOCK_DGRAM\n"
+                                     "s = socket.socket(socket.AF_UNIX, t)\n"
+                                     "s.bind(name)\n"
+                                     "os.chmod(name, 0o777)\n"
+                                     "if kind == 'stream':\n"
+                                     "    s.listen(8)\n"
+                                     "open(note + '.ready', 'w').close()\n"
+                                     "end = time.time() + 90\n"
+                                     "while time.time() < end:\n"
+                                     "    r, _, _ = select.select([s], [], [], 0.3)\n"
+                                     "    if r:\n"
+                                     "        if kind == 'stream':\n"
+                                     "            s.accept()[0].close()\n"
+                                     "        else:\n"
+                                     "            s.recv(100)\n"
+                                     "        open(note, 'a').write('got\\n')\n";
+  fs::path note = m_notes.path() / "note";
+  Run r = sh(prefix + (prefix.empty() ? "" : " ") + py() + " -c " + q(k_serve) + " " +
+             q(dir.string()) + " " + q(name) + " " + kind + " " + q(note.string()) +
+             " >/dev/null 2>&1 </dev/null & echo $!");
+  m_pid = std::atoi(r.out.c_str());
+  m_ready = m_pid > 0 && wait_for(m_notes.path() / "note.ready", 50);
+}
+
+HostService::~HostService() {
+  if (m_pid > 0) {
+    ::kill(m_pid, SIGKILL);
+  }
+}
+
+bool HostService::reached() const {
+  return fs::exists(m_notes.path() / "note");
+}
+
+bool HostService::wait_reached(int tenths) const {
+  return wait_for(m_notes.path() / "note", tenths);
+}
+
+void HostService::forget() const {
+  fs::remove(m_notes.path() / "note");
+}
+
 ModeGuard::ModeGuard(fs::path p) : m_path(std::move(p)) {
   m_mode = mode();
 }

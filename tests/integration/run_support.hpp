@@ -159,6 +159,31 @@ private:
   bool m_ready = false;
 };
 
+/// A host service on one pathname unix socket (its own process, 90 s at most), as a daemon of
+/// the machine runs one: `prefix` starts it ("unshare -n": in a network namespace of its own;
+/// "" for none); it changes into `dir` and binds `name` there (relative, as postfix binds, or
+/// absolute) as a `kind` ("stream" or "dgram") socket anyone may use. Notes each client or
+/// datagram. Killed at the end.
+class HostService {
+public:
+  HostService(const std::filesystem::path& dir, const std::string& name,
+              const std::string& kind = "stream", const std::string& prefix = "");
+  ~HostService();
+  HostService(const HostService&) = delete;
+  HostService& operator=(const HostService&) = delete;
+  bool ready() const { return m_ready; }
+  /// Whether a client connected or a datagram came since the start (or forget()).
+  bool reached() const;
+  /// reached(), polled for up to `tenths` tenths of a second.
+  bool wait_reached(int tenths = 50) const;
+  void forget() const;
+
+private:
+  TempDir m_notes;
+  pid_t m_pid = 0;
+  bool m_ready = false;
+};
+
 /// Restores a file's mode at the end if something changed it.
 class ModeGuard {
 public:

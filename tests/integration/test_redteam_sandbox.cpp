@@ -72,68 +72,6 @@ void check_session_keyring(const std::string& user) {
                 "the agent planted a key in the person's session keyring");
 }
 
-/// Connects to each NAME=ADDRESS unix socket (ADDRESS "@name": abstract): NAME=OK or the errno
-/// name.
-const std::string k_unix_connect =
-    "import errno, socket, sys\n"
-    "for spec in sys.argv[1:]:\n"
-    "    name, addr = spec.split('=', 1)\n"
-    "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-    "    s.settimeout(5)\n"
-    "    try:\n"
-    "        s.connect('\\0' + addr[1:] if addr.startswith('@') else addr)\n"
-    "        print(name + '=OK')\n"
-    "    except OSError as e:\n"
-    "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
-    "    s.close()\n";
-
-/// A listener on a pathname unix socket: chdir DIR, bind NAME (relative or absolute, as the
-/// service chose), anyone may connect; notes each client in NOTE; NOTE.ready once listening.
-const std::string k_listener = "import os, select, socket, sys, time\n"
-                               "d, name, note = sys.argv[1:4]\n"
-                               "os.chdir(d)\n"
-                               "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-                               "s.bind(name)\n"
-                               "os.chmod(name, 0o777)\n"
-                               "s.listen(8)\n"
-                               "open(note + '.ready', 'w').close()\n"
-                               "end = time.time() + 90\n"
-                               "while time.time() < end:\n"
-                               "    r, _, _ = select.select([s], [], [], 0.3)\n"
-                               "    if r:\n"
-                               "        c, _ = s.accept()\n"
-                               "        open(note, 'a').write('client\\n')\n"
-                               "        c.close()\n";
-
-/// A host listener started with `prefix` (e.g. "unshare -n"), killed at the end.
-class HostListener {
-public:
-  HostListener(const std::string& prefix, const fs::path& dir, const std::string& name,
-               const fs::path& note)
-      : m_note(note) {
-    Run r = sh(prefix + " " + py() + " -c " + q(k_listener) + " " + q(dir.string()) + " " +
-               q(name) + " " + q(note.string()) + " >/dev/null 2>&1 & echo $!");
-    m_pid = std::atoi(r.out.c_str());
-    fs::path ready = note;
-    ready += ".ready";
-    m_ready = m_pid > 0 && wait_for(ready, 50);
-  }
-  ~HostListener() {
-    if (m_pid > 0) {
-      ::kill(m_pid, SIGKILL);
-    }
-  }
-  HostListener(const HostListener&) = delete;
-  HostListener& operator=(const HostListener&) = delete;
-  bool ready() const { return m_ready; }
-  bool had_client() const { return fs::exists(m_note); }
-
-private:
-  fs::path m_note;
-  pid_t m_pid = 0;
-  bool m_ready = false;
-};
-
 /// A service outside /run, /tmp and the homes (as postfix's master in /var/spool/postfix):
 /// `prefix` starts it; it binds DIR/service.sock by that relative name (`relative`) or by its
 /// whole path. The agent must not connect.
@@ -144,22 +82,20 @@ void check_host_socket(const std::string& user, const std::string& prefix, bool 
   }
   Person p(user);
   OutsideDir dir({"/srv", "/var/lib", "/opt"});
-  TempDir notes;
   std::string sock = (dir.path() / "service.sock").string();
-  HostListener listener(prefix, dir.path(), relative ? "service.sock" : sock,
-                        notes.path() / "note");
+  HostService listener(dir.path(), relative ? "service.sock" : sock, "stream", prefix);
   REQUIRE(listener.ready());
   Run host = p.sh_as(py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
   INFO("as " << p.label() << ": from the host: " << host.out << host.err);
   REQUIRE(field(host.out, "svc") == "OK");
-  fs::remove(notes.path() / "note");
+  listener.forget();
   Run r =
       p.ws("run --network=off -- " + py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   CHECK(r.status == 0);
   CHECK(field(r.out, "svc") != "<missing>");
   CHECK_MESSAGE(field(r.out, "svc") != "OK", sock << " was reachable from inside");
-  CHECK_MESSAGE(!listener.had_client(), "the host service got a connection from inside");
+  CHECK_MESSAGE(!listener.reached(), "the host service got a connection from inside");
   // The person is told, once the session ends.
   CHECK(r.err.find("ws: refused the agent's connection to " + sock) != npos);
 }

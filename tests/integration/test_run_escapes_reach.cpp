@@ -32,20 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Connects to each NAME=ADDRESS unix socket (ADDRESS "@name": abstract): NAME=OK or errno.
-const std::string k_unix_connect =
-    "import errno, socket, sys\n"
-    "for spec in sys.argv[1:]:\n"
-    "    name, addr = spec.split('=', 1)\n"
-    "    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-    "    s.settimeout(5)\n"
-    "    try:\n"
-    "        s.connect('\\0' + addr[1:] if addr.startswith('@') else addr)\n"
-    "        print(name + '=OK')\n"
-    "    except OSError as e:\n"
-    "        print(name + '=' + errno.errorcode.get(e.errno or 0, 'timeout'))\n"
-    "    s.close()\n";
-
 void check_unix_sockets(const std::string& user) {
   Person p(user);
   std::vector<std::pair<std::string, std::string>> socks{

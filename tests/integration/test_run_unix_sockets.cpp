@@ -8,7 +8,6 @@
 
 #include <doctest/doctest.h>
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -20,59 +19,6 @@ using namespace ws::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A host service in DIR: binds NAME (relative to DIR) as a `kind` ("stream" or "dgram")
-/// socket anyone may use; appends a line to NOTE for each client or datagram; NOTE.ready once
-/// bound. Killed at the end.
-const std::string k_host_service = "import os, select, socket, sys, time\n"
-                                   "d, name, kind, note = sys.argv[1:5]\n"
-                                   "os.chdir(d)\n"
-                                   "t = socket.SOCK_STREAM if kind == 'stream' else "
-                                   "socket.SOCK_DGRAM\n"
-                                   "s = socket.socket(socket.AF_UNIX, t)\n"
-                                   "s.bind(name)\n"
-                                   "os.chmod(name, 0o777)\n"
-                                   "if kind == 'stream':\n"
-                                   "    s.listen(8)\n"
-                                   "open(note + '.ready', 'w').close()\n"
-                                   "end = time.time() + 90\n"
-                                   "while time.time() < end:\n"
-                                   "    r, _, _ = select.select([s], [], [], 0.3)\n"
-                                   "    if r:\n"
-                                   "        if kind == 'stream':\n"
-                                   "            s.accept()[0].close()\n"
-                                   "        else:\n"
-                                   "            s.recv(100)\n"
-                                   "        open(note, 'a').write('got\\n')\n";
-
-class HostService {
-public:
-  HostService(const fs::path& dir, const std::string& name, const std::string& kind,
-              const fs::path& note)
-      : m_note(note) {
-    Run r = sh(py() + " -c " + q(k_host_service) + " " + q(dir.string()) + " " + q(name) + " " +
-               kind + " " + q(note.string()) + " >/dev/null 2>&1 & echo $!");
-    m_pid = std::atoi(r.out.c_str());
-    fs::path ready = note;
-    ready += ".ready";
-    m_ready = m_pid > 0 && wait_for(ready, 50);
-  }
-  ~HostService() {
-    if (m_pid > 0) {
-      ::kill(m_pid, SIGKILL);
-    }
-  }
-  HostService(const HostService&) = delete;
-  HostService& operator=(const HostService&) = delete;
-  bool ready() const { return m_ready; }
-  bool reached() const { return fs::exists(m_note); }
-  void forget() const { fs::remove(m_note); }
-
-private:
-  fs::path m_note;
-  pid_t m_pid = 0;
-  bool m_ready = false;
-};
 
 /// Sends a datagram to PATH with sendto and with sendmsg: to=OK|errno, msg=OK|errno.
 const std::string k_send_datagrams =
@@ -91,15 +37,14 @@ const std::string k_send_datagrams =
 void check_datagram_socket(const std::string& user) {
   Person p(user);
   OutsideDir dir({"/srv", "/var/lib", "/opt"});
-  TempDir notes;
   // Bound by a relative name, as postfix binds: ws's /dev/null cover cannot see where.
-  HostService service(dir.path(), "dgram.sock", "dgram", notes.path() / "note");
+  HostService service(dir.path(), "dgram.sock", "dgram");
   REQUIRE(service.ready());
   std::string sock = (dir.path() / "dgram.sock").string();
   Run host = p.sh_as(py() + " -c " + q(k_send_datagrams) + " " + q(sock));
   INFO("as " << p.label() << ": from the host: " << host.out << host.err);
   REQUIRE(field(host.out, "to") == "OK");
-  REQUIRE(wait_for(notes.path() / "note", 50));
+  REQUIRE(service.wait_reached());
   service.forget();
   Run r = p.ws("run --network=off -- " + py() + " -c " + q(k_send_datagrams) + " " + q(sock));
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
@@ -128,7 +73,6 @@ const std::string k_connect_later = "import errno, os, socket, sys, time\n"
 void check_socket_made_later(const std::string& user) {
   Person p(user);
   OutsideDir dir({"/srv", "/var/lib", "/opt"});
-  TempDir notes;
   std::string sock = (dir.path() / "later.sock").string();
   fs::path started = p.scratch() / "started";
   // ws covers the host's sockets it finds when the session starts: this one is not there yet.
@@ -137,7 +81,7 @@ void check_socket_made_later(const std::string& user) {
                 q(k_connect_later) + " " + q(sock) + " " + q(started.string()));
   });
   bool is_running = wait_for(started, 600);
-  HostService service(dir.path(), sock, "stream", notes.path() / "note");
+  HostService service(dir.path(), sock);
   Run r = session.get();
   INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
   REQUIRE(is_running);
