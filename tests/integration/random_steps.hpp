@@ -6,11 +6,19 @@
 
 #include "tests/support/harness.hpp"
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace ws::test {
+
+/// The seed of a test's generator: WS_TEST_SEED (other interleavings, by hand), else
+/// `fallback` (the test's own).
+inline unsigned test_seed(unsigned fallback) {
+  const char* env = std::getenv("WS_TEST_SEED");
+  return env ? static_cast<unsigned>(std::atoi(env)) : fallback;
+}
 
 /// One of `v`, drawn from `rng`.
 inline std::string pick_one(std::mt19937& rng, const std::vector<std::string>& v) {

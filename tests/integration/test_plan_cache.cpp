@@ -115,8 +115,7 @@ TEST_CASE("plan cache: ws status and ws diff with it equal a full walk, over ran
   repo.write("lib/sub/deep.c", "deep\n");
   repo.commit_all();
   MountedWorkspace w(repo);
-  const char* env_seed = std::getenv("WS_TEST_SEED"); // other interleavings, by hand
-  const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 10;
+  const unsigned seed = test_seed(10);
   std::mt19937 rng(seed);
   std::ostringstream log;
   const int steps = 70;
@@ -297,11 +296,10 @@ namespace {
 std::string plain_step(std::mt19937& rng, std::string& where) {
   static const std::vector<std::string> dirs{"", "src/", "lib/x/", "gen/", "gen/m1/", "docs/"};
   static const std::vector<std::string> names{"a.c", "b.c", "y.txt", "r.md", "tool.sh", "n.bin"};
-  auto pick = [&](const std::vector<std::string>& v) { return pick_one(rng, v); };
-  where = std::uniform_int_distribution<int>(0, 3)(rng) == 0 ? "real" : "view";
-  std::string d = pick(dirs), d2 = pick(dirs), n = pick(names);
-  std::string path = q(d + n), dir = d.empty() ? "." : q(d), dir2 = d2.empty() ? "." : q(d2);
-  std::string text = std::to_string(rng() % 1000);
+  StepDraw s = draw_step(rng, dirs, names, 4);
+  where = s.where;
+  const std::string &path = s.path, &dir = s.dir, &dir2 = s.dir2;
+  const std::string &d = s.d, &d2 = s.d2, &n = s.n, &text = s.text;
   switch (std::uniform_int_distribution<int>(0, 20)(rng)) {
   case 0:
   case 1:
@@ -378,8 +376,7 @@ TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, ove
   REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
   repo.commit_all();
   MountedWorkspace w(repo);
-  const char* env_seed = std::getenv("WS_TEST_SEED"); // other interleavings, by hand
-  const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 21;
+  const unsigned seed = test_seed(21);
   std::mt19937 rng(seed);
   std::ostringstream log;
   const int steps = 80;
