@@ -370,7 +370,7 @@ TEST_CASE("redteam network: a network the host gains during the session is fence
     // waits long: making the bridge can take many seconds on a loaded machine, and a probe
     // that gave up before being told would test nothing.
     std::unique_ptr<Bridge> bridge;
-    std::string script = "touch waiting; i=0; while [ ! -e go ] && [ $i -lt 1800 ]; do sleep 0.1; "
+    std::string script = "touch waiting; i=0; while [ ! -e go ] && [ $i -lt 4000 ]; do sleep 0.1; "
                          "i=$((i+1)); done; exec " +
                          py() + " -c " + q(k_probe) + " $(cat go)";
     // Made and mounted before the session: the test looks into it meanwhile.
