@@ -21,7 +21,9 @@ struct ProtectedPath {
 
 /// The absolute directories of the person's PATH (existing or not: an agent could make one),
 /// as protected paths for --writable: a program the agent plants there runs unconfined the
-/// next time the person types its name.
+/// next time the person types its name. Also the trees those directories run programs from:
+/// a version manager's (~/.pyenv for ~/.pyenv/shims, ~/.nvm, ~/.asdf...) and, for rustup's
+/// proxies in ~/.cargo/bin, $RUSTUP_HOME (~/.rustup).
 std::vector<ProtectedPath> path_directories();
 
 /// Checks one --writable or --read path (`flag` names it in errors) and returns it

@@ -1,0 +1,129 @@
+// Red team (round 22) against `ws run`'s sandbox: kernel interfaces that a network, pid or
+// mount namespace does not fence, and programs the person runs by name that --writable could
+// still hand the agent. Each case tries the attack for real, through the real binary and
+// bubblewrap, as root and as an unprivileged user; every case here was a hole when written (it
+// failed on the code of its day) and is closed now.
+#include "tests/integration/run_escapes_common.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Makes a vsock socket of each type (never connects: CID 2 is the hypervisor's, whatever
+/// listens there is not ours to touch): vsock_TYPE=OK or the errno's name.
+const std::string k_vsock = "import errno, socket\n"
+                            "for name, kind in (('stream', socket.SOCK_STREAM),\n"
+                            "                   ('seqpacket', socket.SOCK_SEQPACKET)):\n"
+                            "    try:\n"
+                            "        socket.socket(socket.AF_VSOCK, kind).close()\n"
+                            "        print('vsock_' + name + '=OK')\n"
+                            "    except OSError as e:\n"
+                            "        print('vsock_' + name + '=' + errno.errorcode.get(e.errno, "
+                            "'?'))\n";
+
+bool host_has_vsock() {
+  int fd = ::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return false;
+  }
+  ::close(fd);
+  return true;
+}
+
+void check_vsock(const std::string& user) {
+  Person p(user);
+  for (const std::string network : {"off", "on"}) {
+    Run r = p.ws("run --network=" + network + " -- " + py() + " -c " + q(k_vsock));
+    INFO("as " << p.label() << ", --network=" << network << ": ws run " << r.status << "\n"
+               << r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(field(r.out, "vsock_stream") != "<missing>");
+    CHECK_MESSAGE(field(r.out, "vsock_stream") == "EAFNOSUPPORT",
+                  "the agent made a vsock socket: the hypervisor's services and the host's "
+                  "vsock listeners are within its reach, whatever --network says");
+    CHECK(field(r.out, "vsock_seqpacket") == "EAFNOSUPPORT");
+  }
+}
+
+} // namespace
+
+// Closed hole: vsock (AF_VSOCK, the channel between a virtual machine and its hypervisor) is
+// not network-namespaced on this kernel (no net.vsock sysctl): a private network namespace
+// leaves it as the host has it. On a VM (a Firecracker or QEMU guest, a cloud instance) the
+// agent reaches every vsock service of the hypervisor side at CID 2 (guest agents, the
+// orchestrator's channels) and, with vsock_loopback or vhost_vsock, the host's own vsock
+// listeners and its VMs, with --network=off as with any other mode: a way out no proxy sees.
+TEST_CASE("redteam sandbox: the agent gets no vsock socket, whatever --network says") {
+  if (!host_has_vsock()) {
+    MESSAGE("this kernel has no vsock: nothing to reach, nothing to refuse");
+    return;
+  }
+  as_each(check_vsock);
+}
+
+namespace {
+
+void check_toolchains_refused(const std::string& user) {
+  Person p(user);
+  const fs::path h = p.home();
+  // As rustup, pyenv and nvm install them: PATH names only the proxies and shims (and nvm's
+  // current version); the programs they run live beside, in the manager's own tree.
+  for (const fs::path& d :
+       {h / ".cargo" / "bin", h / ".rustup" / "toolchains" / "stable" / "bin",
+        h / ".pyenv" / "shims", h / ".pyenv" / "versions" / "3.11.4" / "bin",
+        h / ".nvm" / "versions" / "node" / "v20.1.0" / "bin",
+        h / ".nvm" / "versions" / "node" / "v18.2.0" / "bin", h / "work-data"}) {
+    fs::create_directories(d);
+  }
+  p.own(h);
+  const std::string path =
+      "PATH=" + (h / ".cargo" / "bin").string() + ":" + (h / ".pyenv" / "shims").string() + ":" +
+      (h / ".nvm" / "versions" / "node" / "v20.1.0" / "bin").string() + ":/usr/bin:/bin";
+  // What `cargo build`, `python3` or `nvm use 18 && node` would run next, unconfined.
+  const std::vector<std::pair<fs::path, fs::path>> targets{
+      {h / ".rustup", h / ".rustup" / "toolchains" / "stable" / "bin" / "cargo"},
+      {h / ".rustup" / "toolchains", h / ".rustup" / "toolchains" / "stable" / "bin" / "rustc"},
+      {h / ".pyenv" / "versions", h / ".pyenv" / "versions" / "3.11.4" / "bin" / "python3"},
+      {h / ".nvm" / "versions" / "node" / "v18.2.0",
+       h / ".nvm" / "versions" / "node" / "v18.2.0" / "bin" / "node"},
+  };
+  for (const auto& [w, program] : targets) {
+    const std::string plant = "printf '#!/bin/sh\\ntouch planted-ran\\n' > " + q(program.string()) +
+                              " && chmod +x " + q(program.string()) + " && echo planted=yes";
+    Run r = p.ws("run --network=off --writable " + q(w.string()) + " -- sh -c " + q(plant), path);
+    INFO("as " << p.label() << ": --writable " << w << ": " << r.status << "\n" << r.out << r.err);
+    CHECK_MESSAGE(!fs::exists(program), "the agent planted " << program
+                                                             << ", which runs unconfined the next "
+                                                                "time the person types its name");
+    CHECK(field(r.out, "planted") == "<missing>");
+    CHECK(r.status != 0);
+    CHECK(r.err.find("ws: error: --writable " + w.string()) != npos);
+    CHECK(r.err.find("hint: ") != npos);
+  }
+  // A directory of data beside them is fine.
+  Run ok = p.ws("run --network=off --writable " + q((h / "work-data").string()) + " -- true", path);
+  INFO("beside: " << ok.out << ok.err);
+  CHECK(ok.status == 0);
+}
+
+} // namespace
+
+// Closed hole: --writable refused the directories of PATH and everything above them, but not
+// what those directories run. rustup's proxies in ~/.cargo/bin run the toolchain in
+// ~/.rustup/toolchains, pyenv's shims the interpreter in ~/.pyenv/versions, and nvm switches
+// PATH to another ~/.nvm/versions/node/VERSION/bin: with `--writable ~/.rustup` (or
+// `~/.pyenv/versions`, `~/.nvm/versions/node/v18...`) the agent replaced `cargo`, `python3` or
+// `node`, and the person's next `cargo build` ran it outside the sandbox.
+TEST_CASE("redteam sandbox: --writable refuses the toolchains that PATH's proxies and shims run") {
+  as_each(check_toolchains_refused);
+}
