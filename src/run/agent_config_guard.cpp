@@ -36,17 +36,27 @@ const std::vector<AgentDir>& agent_dirs() {
       {".gemini", {"settings.json", "extensions", "GEMINI.md", "commands", "bin"}},
       {".cursor", {"mcp.json", "rules", "hooks.json", "bin"}},
       // ws's own config (profiles, read, writable, env for every session), git's (fsmonitor,
-      // pager, hooksPath), and what a login runs: systemd user units, autostart entries.
-      {".config", {"ws", "git", "fish", "systemd", "autostart", "environment.d"}},
+      // pager, hooksPath), and what a login runs: systemd user units, autostart entries. Then
+      // what editors, terminals and prompts run as code at every start (Lua, Lisp, run-shell,
+      // the shell they start, a prompt's commands) and pip's index (the next install's code).
+      {".config",
+       {"ws",    "git",       "fish",       "systemd", "autostart", "environment.d", "nvim",
+        "vim",   "emacs",     "doom",       "tmux",    "direnv",    "starship.toml", "wezterm",
+        "kitty", "alacritty", "powershell", "i3",      "sway",      "hypr",          "pip"}},
   };
   return dirs;
 }
 
-/// In any writable directory: shell start-up files and a repository's code-running parts.
+/// In any writable directory: shell start-up files (and what Debian's .bashrc sources), a
+/// repository's code-running parts, and a home's editor start-up files, ssh's config and
+/// authorized keys, npm's config (node-options, script-shell).
 constexpr const char* k_everywhere[] = {
-    ".bashrc",     ".bash_profile", ".bash_login", ".profile",     ".zshrc",
-    ".zprofile",   ".zshenv",       ".zlogin",     ".config/fish", ".git/hooks",
-    ".git/config", ".claude.json",  ".envrc",      ".gitconfig",
+    ".bashrc",       ".bash_profile", ".bash_login",      ".profile",    ".zshrc",
+    ".zprofile",     ".zshenv",       ".zlogin",          ".zlogout",    ".bash_logout",
+    ".bash_aliases", ".config/fish",  ".git/hooks",       ".git/config", ".claude.json",
+    ".envrc",        ".gitconfig",    ".vimrc",           ".exrc",       ".vim",
+    ".emacs",        ".emacs.d",      ".tmux.conf",       ".ssh",        ".npmrc",
+    ".xprofile",     ".xsessionrc",   ".pam_environment",
 };
 
 /// How far below a writable directory nested repositories are looked for, and how many

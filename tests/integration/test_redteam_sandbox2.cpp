@@ -127,3 +127,66 @@ void check_toolchains_refused(const std::string& user) {
 TEST_CASE("redteam sandbox: --writable refuses the toolchains that PATH's proxies and shims run") {
   as_each(check_toolchains_refused);
 }
+
+namespace {
+
+/// Config files under ~/.config that their program runs as code each time it starts: Lua,
+/// Lisp, shell commands, a package index for the next `pip install`.
+const std::vector<std::string> k_config_code{
+    "nvim/init.lua",
+    "vim/vimrc",
+    "emacs/init.el",
+    "tmux/tmux.conf",
+    "direnv/direnvrc",
+    "starship.toml",
+    "wezterm/wezterm.lua",
+    "kitty/kitty.conf",
+    "alacritty/alacritty.toml",
+    "powershell/Microsoft.PowerShell_profile.ps1",
+    "pip/pip.conf",
+};
+
+void check_config_code_guarded(const std::string& user) {
+  Person p(user);
+  fs::path config = p.home() / ".config";
+  fs::create_directories(config / "nvim");
+  std::ofstream(config / "nvim" / "init.lua") << "vim.opt.number = true\n";
+  p.own(p.home());
+  std::string plant = "cd ~/.config && printf 'planted\\n' > nvim/init.lua; ";
+  for (const auto& f : k_config_code) {
+    if (f != "nvim/init.lua") {
+      plant += "mkdir -p \"$(dirname " + q(f) + ")\" && printf 'os.execute(\"touch ran\")\\n' > " +
+               q(f) + "; ";
+    }
+  }
+  plant += "echo done=yes";
+  Run r = p.ws("run --network=off --profile=none --writable " + q(config.string()) + " -- sh -c " +
+               q(plant));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  REQUIRE(field(r.out, "done") == "yes");
+  CHECK_MESSAGE(slurp(config / "nvim" / "init.lua") == "vim.opt.number = true\n",
+                "the agent rewrote the person's ~/.config/nvim/init.lua");
+  for (const auto& f : k_config_code) {
+    if (f == "nvim/init.lua") {
+      continue;
+    }
+    CHECK_MESSAGE(!fs::exists(config / f), "the agent planted ~/.config/"
+                                               << f
+                                               << ": it runs the next time the person "
+                                                  "starts that program, unconfined");
+  }
+  CHECK(r.err.find("ws: WARNING: the agent created " + (config / "tmux").string()) != npos);
+}
+
+} // namespace
+
+// Closed hole: with `--writable ~/.config` (a tool's settings), the guard kept ws's, git's,
+// fish's, systemd's and autostart's config read-only, but not the editors', terminals' and
+// prompts' that run code at every start: ~/.config/nvim/init.lua (Lua), emacs/init.el (Lisp),
+// tmux.conf (run-shell), direnv's direnvrc (bash), starship.toml (custom commands), wezterm.lua,
+// kitty.conf and alacritty.toml (the shell they start), PowerShell's profile, and pip.conf (the
+// index the person's next `pip install` trusts): the agent rewrote or planted them.
+TEST_CASE("redteam sandbox: --writable ~/.config keeps the config that editors, terminals and "
+          "prompts run read-only") {
+  as_each(check_config_code_guarded);
+}
