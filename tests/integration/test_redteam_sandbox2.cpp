@@ -190,3 +190,69 @@ TEST_CASE("redteam sandbox: --writable ~/.config keeps the config that editors, 
           "prompts run read-only") {
   as_each(check_config_code_guarded);
 }
+
+namespace {
+
+void check_guard_never_binds_through_symlinks(const std::string& user) {
+  Person p(user);
+  fs::create_directories(p.home() / "w1");
+  fs::create_directories(p.home() / "w2");
+  fs::create_directories(p.home() / ".ssh");
+  fs::create_directories(p.home() / "bin");
+  std::ofstream(p.home() / ".ssh" / "id_ed25519") << "PRIVATE-KEY\n";
+  p.own(p.home());
+  // Session 1 plants a link, session 2 looks: a repository of its own below the writable
+  // directory whose .git/hooks is a relative link to the home; a .claude that is a link to the
+  // home (which has a bin/, a name the guard keeps under .claude).
+  const std::pair<std::string, std::string> links[] = {
+      {"w1", "mkdir -p sub/.git && ln -s ../../.. sub/.git/hooks"}, {"w2", "ln -s .. .claude"}};
+  for (const auto& [dir, link] : links) {
+    const fs::path w = p.home() / dir;
+    const std::string writable = "run --network=off --profile=none --writable " + q(w.string());
+    Run plant = p.ws(writable + " -- sh -c " +
+                     q("cd " + q(w.string()) + " && " + link + " && echo planted=yes"));
+    INFO("as " << p.label() << ": " << link << ": " << plant.out << plant.err);
+    REQUIRE(field(plant.out, "planted") == "yes");
+    Run r = p.ws(writable + " -- sh -c " +
+                 q("cat ~/.ssh/id_ed25519 2>/dev/null; echo x > ~/planted-in-home 2>/dev/null; "
+                   "echo done=yes"));
+    INFO("the next session: " << r.status << "\n" << r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(field(r.out, "done") == "yes");
+    CHECK_MESSAGE(r.out.find("PRIVATE-KEY") == npos,
+                  "the agent read the person's ~/.ssh: the guard bound its link over the home");
+    CHECK_MESSAGE(!fs::exists(p.home() / "planted-in-home"),
+                  "the agent wrote the person's real home: the guard bound it writable");
+  }
+  // A link of the person's own (hooks kept beside the repository): what it leads to stays
+  // read-only, and a directory of hooks the agent puts in the link's place is moved aside.
+  fs::path w3 = p.home() / "w3";
+  fs::create_directories(w3 / "sub" / ".git");
+  fs::create_directories(w3 / "sub" / "hooks-src");
+  std::ofstream(w3 / "sub" / "hooks-src" / "pre-commit") << "#!/bin/sh\n";
+  fs::create_directory_symlink("../hooks-src", w3 / "sub" / ".git" / "hooks");
+  p.own(w3);
+  Run r = p.ws("run --network=off --profile=none --writable " + q(w3.string()) + " -- sh -c " +
+               q("cd " + q((w3 / "sub").string()) +
+                 " && echo 'touch ran' >> hooks-src/pre-commit; rm .git/hooks && "
+                 "mkdir .git/hooks && echo 'touch ran' > .git/hooks/pre-commit; echo done=yes"));
+  INFO("as " << p.label() << ": the person's own link: " << r.out << r.err);
+  CHECK(field(r.out, "done") == "yes");
+  CHECK(slurp(w3 / "sub" / "hooks-src" / "pre-commit") == "#!/bin/sh\n");
+  CHECK_MESSAGE(!fs::exists(w3 / "sub" / ".git" / "hooks" / "pre-commit"),
+                "the agent replaced the person's .git/hooks link with hooks of its own");
+  CHECK(r.err.find("ws: WARNING: the agent created " + (w3 / "sub" / ".git" / "hooks").string()) !=
+        npos);
+}
+
+} // namespace
+
+// Closed hole: the --writable guard binds the guarded paths it finds (a nested repository's
+// .git/hooks and config, DIR/.claude/...) onto themselves, and bwrap follows a symlink there on
+// both sides. A repository the agent made below the writable directory in one session (its
+// own, so never quarantined) with `.git/hooks -> ../../..`, or a `.claude -> ..`, made the next
+// session bind the person's real home over the private one: read-only (every key) through the
+// hooks link, writable through the pinned .claude.
+TEST_CASE("redteam sandbox: the --writable guard never binds through a symlink the agent made") {
+  as_each(check_guard_never_binds_through_symlinks);
+}
