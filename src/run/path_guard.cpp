@@ -144,6 +144,29 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
   return path;
 }
 
+void refuse_links_in_writable(const std::string& flag, const std::string& raw,
+                              const std::vector<fs::path>& writable) {
+  std::error_code ec;
+  fs::path named = fs::absolute(expand_home(raw), ec).lexically_normal();
+  fs::path at;
+  for (const auto& c : named) {
+    at /= c;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) {
+      continue;
+    }
+    fs::path where = fs::canonical(at.parent_path(), ec);
+    for (const auto& w : writable) {
+      if (!ec && (where == w || is_under(where, w))) {
+        throw Error(flag + " " + raw + ": " + at.string() + " is a symlink (to " +
+                        fs::read_symlink(at, ec).string() + ") in the writable directory " +
+                        w.string() + ", where an earlier session's agent could have made it",
+                    "name the directory it points to yourself if you mean it, or remove the "
+                    "link");
+      }
+    }
+  }
+}
+
 namespace {
 
 /// Version managers and toolchain installers: a directory of PATH inside one of these (its

@@ -34,6 +34,12 @@ std::vector<ProtectedPath> path_directories();
 std::filesystem::path checked_sandbox_path(const std::string& flag, const std::string& raw,
                                            const std::vector<ProtectedPath>& protect);
 
+/// Refuses (throws Error) a --read or --writable path named through a symlink that lies in a
+/// writable directory (`writable`: the session's, canonical): the agent of an earlier session
+/// could have put it there (`~/work/docs -> ../.ssh` with `[ws] read = ~/work/docs`).
+void refuse_links_in_writable(const std::string& flag, const std::string& raw,
+                              const std::vector<std::filesystem::path>& writable);
+
 /// `~` and `~/x` expanded with $HOME.
 std::filesystem::path expand_home(const std::string& p);
 

@@ -256,3 +256,47 @@ void check_guard_never_binds_through_symlinks(const std::string& user) {
 TEST_CASE("redteam sandbox: the --writable guard never binds through a symlink the agent made") {
   as_each(check_guard_never_binds_through_symlinks);
 }
+
+namespace {
+
+void check_named_path_through_agent_link(const std::string& user) {
+  Person p(user);
+  fs::path w = p.home() / "work";
+  fs::create_directories(w / "docs");
+  fs::create_directories(p.home() / ".ssh");
+  std::ofstream(p.home() / ".ssh" / "id_ed25519") << "PRIVATE-KEY\n";
+  p.own(p.home());
+  // The person's settings, every session: the work directory writable, its docs readable
+  // (`[ws] writable = ~/work`, `read = ~/work/docs`; here on the command line). Session 1 puts
+  // a link where the docs were.
+  const std::string both = "run --network=off --profile=none --writable " + q(w.string());
+  Run plant = p.ws(both + " -- sh -c " +
+                   q("cd " + q(w.string()) +
+                     " && mv docs docs-old && ln -s ../.ssh docs && "
+                     "mkdir sub && ln -s ../../.ssh sub/tools && echo planted=yes"));
+  INFO("as " << p.label() << ": session 1: " << plant.out << plant.err);
+  REQUIRE(field(plant.out, "planted") == "yes");
+  for (const fs::path& named : {w / "docs", w / "sub" / "tools"}) {
+    for (const std::string flag : {"--read", "--writable"}) {
+      Run r = p.ws(both + " " + flag + " " + q(named.string()) + " -- sh -c " +
+                   q("cat " + q((named / "id_ed25519").string()) + " 2>/dev/null; echo ran=yes"));
+      INFO(flag << " " << named << ": " << r.status << "\n" << r.out << r.err);
+      CHECK_MESSAGE(r.out.find("PRIVATE-KEY") == npos,
+                    "the agent read ~/.ssh through a link it left where the person named a path");
+      CHECK(field(r.out, "ran") == "<missing>");
+      CHECK(r.status != 0);
+      CHECK(r.err.find("ws: error: " + flag + " " + named.string()) != npos);
+    }
+  }
+}
+
+} // namespace
+
+// Closed hole: --read and --writable paths are resolved (symlinks followed) when each session
+// starts, and one below a --writable directory may be a link the agent left there in an earlier
+// session: with `[ws] writable = ~/work` and `read = ~/work/docs`, an agent replaced docs by a
+// link to ~/.ssh and the next session showed it the person's keys (writable, with --writable).
+TEST_CASE("redteam sandbox: a path the person names through a link the agent could have made is "
+          "refused") {
+  as_each(check_named_path_through_agent_link);
+}
