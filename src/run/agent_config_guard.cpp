@@ -154,7 +154,10 @@ GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
       // (`.git/hooks -> ../../..` put the person's home over the private one). The link must
       // be the same at the end; what it leads to is guarded where it really is, if the agent
       // could write it there.
-      g.links.push_back({*link, fs::read_symlink(*link, ec)});
+      if (std::none_of(g.links.begin(), g.links.end(),
+                       [&](const GuardedPaths::Link& l) { return l.path == *link; })) {
+        g.links.push_back({*link, fs::read_symlink(*link, ec)});
+      }
       fs::path real = fs::canonical(p, ec);
       const fs::path* in = ec ? nullptr : writable_holding(writable, real);
       if (in && !first_symlink(*in, real)) {
