@@ -4,6 +4,7 @@
 #include "src/run/agent_config_guard.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 namespace ws {
 
@@ -36,17 +38,27 @@ const std::vector<AgentDir>& agent_dirs() {
       {".gemini", {"settings.json", "extensions", "GEMINI.md", "commands", "bin"}},
       {".cursor", {"mcp.json", "rules", "hooks.json", "bin"}},
       // ws's own config (profiles, read, writable, env for every session), git's (fsmonitor,
-      // pager, hooksPath), and what a login runs: systemd user units, autostart entries.
-      {".config", {"ws", "git", "fish", "systemd", "autostart", "environment.d"}},
+      // pager, hooksPath), and what a login runs: systemd user units, autostart entries. Then
+      // what editors, terminals and prompts run as code at every start (Lua, Lisp, run-shell,
+      // the shell they start, a prompt's commands) and pip's index (the next install's code).
+      {".config",
+       {"ws",    "git",       "fish",       "systemd", "autostart", "environment.d", "nvim",
+        "vim",   "emacs",     "doom",       "tmux",    "direnv",    "starship.toml", "wezterm",
+        "kitty", "alacritty", "powershell", "i3",      "sway",      "hypr",          "pip"}},
   };
   return dirs;
 }
 
-/// In any writable directory: shell start-up files and a repository's code-running parts.
+/// In any writable directory: shell start-up files (and what Debian's .bashrc sources), a
+/// repository's code-running parts, and a home's editor start-up files, ssh's config and
+/// authorized keys, npm's config (node-options, script-shell).
 constexpr const char* k_everywhere[] = {
-    ".bashrc",     ".bash_profile", ".bash_login", ".profile",     ".zshrc",
-    ".zprofile",   ".zshenv",       ".zlogin",     ".config/fish", ".git/hooks",
-    ".git/config", ".claude.json",  ".envrc",      ".gitconfig",
+    ".bashrc",       ".bash_profile", ".bash_login",      ".profile",    ".zshrc",
+    ".zprofile",     ".zshenv",       ".zlogin",          ".zlogout",    ".bash_logout",
+    ".bash_aliases", ".config/fish",  ".git/hooks",       ".git/config", ".claude.json",
+    ".envrc",        ".gitconfig",    ".vimrc",           ".exrc",       ".vim",
+    ".emacs",        ".emacs.d",      ".tmux.conf",       ".ssh",        ".npmrc",
+    ".xprofile",     ".xsessionrc",   ".pam_environment",
 };
 
 /// How far below a writable directory nested repositories are looked for, and how many
@@ -104,13 +116,58 @@ std::vector<fs::path> nested_git_dirs(const fs::path& w) {
   return found;
 }
 
+/// The first symlink on the way from `root` to `p` (`p` itself included), not followed.
+std::optional<fs::path> first_symlink(const fs::path& root, const fs::path& p) {
+  std::error_code ec;
+  fs::path at = root;
+  for (const auto& c : p.lexically_relative(root)) {
+    at /= c;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) {
+      return at;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The writable directory `p` lies in (the longest), or null.
+const fs::path* writable_holding(const std::vector<fs::path>& writable, const fs::path& p) {
+  const fs::path* best = nullptr;
+  for (const auto& w : writable) {
+    auto rel = p.lexically_relative(w);
+    if (!rel.empty() && *rel.begin() != ".." &&
+        (!best || w.native().size() > best->native().size())) {
+      best = &w;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 GuardedPaths guarded_paths(const std::vector<fs::path>& writable) {
   GuardedPaths g;
   std::error_code ec;
   fs::path root;
-  auto add = [&](const fs::path& p) {
+  std::function<void(const fs::path&)> add = [&](const fs::path& p) {
+    if (std::optional<fs::path> link = first_symlink(root, p)) {
+      // Never bound: bwrap follows a link on both sides, and the agent chose where it points
+      // (`.git/hooks -> ../../..` put the person's home over the private one). The link must
+      // be the same at the end; what it leads to is guarded where it really is, if the agent
+      // could write it there.
+      if (std::none_of(g.links.begin(), g.links.end(),
+                       [&](const GuardedPaths::Link& l) { return l.path == *link; })) {
+        g.links.push_back({*link, fs::read_symlink(*link, ec)});
+      }
+      fs::path real = fs::canonical(p, ec);
+      const fs::path* in = ec ? nullptr : writable_holding(writable, real);
+      if (in && !first_symlink(*in, real)) {
+        fs::path saved = root;
+        root = *in;
+        add(real);
+        root = saved;
+      }
+      return;
+    }
     if (fs::exists(fs::symlink_status(p, ec))) {
       g.existing.push_back(p);
       for (fs::path d = p.parent_path(); d != root && d.has_relative_path(); d = d.parent_path()) {
@@ -189,6 +246,39 @@ const GuardedPaths::Root* root_of(const GuardedPaths& guarded, const fs::path& p
 
 std::vector<fs::path> quarantine_planted(const GuardedPaths& guarded, const std::string& session) {
   std::vector<fs::path> moved;
+  for (const auto& link : guarded.links) {
+    const GuardedPaths::Root* root = root_of(guarded, link.path);
+    if (!root) {
+      continue;
+    }
+    // The same walk as below; at the end, the same link or nothing is fine, anything else (a
+    // directory of hooks in place of `.git/hooks -> ../tools/hooks`) is moved aside.
+    fuse::UniqueFd dir(::fcntl(root->fd->get(), F_DUPFD_CLOEXEC, 0));
+    fs::path shown = root->path;
+    fs::path rel = link.path.lexically_relative(root->path);
+    for (auto c = rel.begin(); dir && c != rel.end(); ++c) {
+      const std::string name = c->string();
+      shown /= name;
+      struct stat st {};
+      if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        break;
+      }
+      if (std::next(c) == rel.end()) {
+        char target[PATH_MAX];
+        ssize_t n =
+            S_ISLNK(st.st_mode) ? ::readlinkat(dir.get(), name.c_str(), target, sizeof target) : -1;
+        if (n < 0 || link.target != std::string(target, static_cast<size_t>(n))) {
+          move_aside(dir.get(), shown, name, session);
+          moved.push_back(shown);
+        }
+        break;
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        break;
+      }
+      dir.reset(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    }
+  }
   for (const auto& p : guarded.absent) {
     const GuardedPaths::Root* root = root_of(guarded, p);
     if (!root) {

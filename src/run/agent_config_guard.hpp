@@ -22,6 +22,15 @@ struct GuardedPaths {
   /// DIR/.claude), each bound onto itself inside: a mount point cannot be renamed, so the
   /// agent cannot move the guarded files away with their directory and make new ones.
   std::vector<std::filesystem::path> pinned;
+  /// Guarded paths reached through a symlink below the writable directory (the link, as it
+  /// was): never bound (bwrap would follow it on both sides, where the agent chose); what it
+  /// leads to is guarded at its real path when a writable directory holds it, and the link
+  /// must be the same (or gone) after the session, or what took its place is moved aside.
+  struct Link {
+    std::filesystem::path path;
+    std::filesystem::path target;
+  };
+  std::vector<Link> links;
   /// Each writable directory, opened when the plan was made: the end-of-session check walks
   /// from these fds and follows no symlink the agent may have put on the way.
   struct Root {

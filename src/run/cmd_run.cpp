@@ -209,6 +209,11 @@ int cmd_run(const Context& ctx, const RunOptions& o) {
   for (const auto& raw : readable) {
     spec.readable.push_back(checked_sandbox_path("--read", raw, protect));
   }
+  for (const auto& [flag, list] : {std::pair{"--writable", &writable}, {"--read", &readable}}) {
+    for (const auto& raw : *list) {
+      refuse_links_in_writable(flag, raw, spec.writable);
+    }
+  }
   std::optional<std::uint64_t> max_disk;
   if (o.max_disk) {
     max_disk = parse_size(*o.max_disk); // a bad size fails before anything happens

@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -143,8 +144,60 @@ fs::path checked_sandbox_path(const std::string& flag, const std::string& raw,
   return path;
 }
 
+void refuse_links_in_writable(const std::string& flag, const std::string& raw,
+                              const std::vector<fs::path>& writable) {
+  std::error_code ec;
+  fs::path named = fs::absolute(expand_home(raw), ec).lexically_normal();
+  fs::path at;
+  for (const auto& c : named) {
+    at /= c;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) {
+      continue;
+    }
+    fs::path where = fs::canonical(at.parent_path(), ec);
+    for (const auto& w : writable) {
+      if (!ec && (where == w || is_under(where, w))) {
+        throw Error(flag + " " + raw + ": " + at.string() + " is a symlink (to " +
+                        fs::read_symlink(at, ec).string() + ") in the writable directory " +
+                        w.string() + ", where an earlier session's agent could have made it",
+                    "name the directory it points to yourself if you mean it, or remove the "
+                    "link");
+      }
+    }
+  }
+}
+
+namespace {
+
+/// Version managers and toolchain installers: a directory of PATH inside one of these (its
+/// shims, rustup's proxies, nvm's current version) runs programs from the rest of its tree,
+/// and the manager switches PATH to another of its versions (`nvm use`, `pyenv shell`).
+constexpr const char* k_program_trees[] = {
+    ".pyenv", ".rbenv",  ".nodenv", ".goenv", ".plenv",   ".jenv", ".asdf",  ".volta", ".nvm",
+    ".fnm",   ".sdkman", ".rustup", ".ghcup", ".juliaup", ".elan", ".proto", "mise",   "rtx",
+};
+
+/// Where rustup keeps the toolchains its proxies in CARGO_HOME/bin run.
+fs::path rustup_home() {
+  const char* env = std::getenv("RUSTUP_HOME");
+  const char* home = std::getenv("HOME");
+  if (env && *env == '/') {
+    return env;
+  }
+  return home && *home == '/' ? fs::path(home) / ".rustup" : fs::path();
+}
+
+bool is_cargo_bin(const fs::path& d) {
+  const char* cargo = std::getenv("CARGO_HOME");
+  return d.filename() == "bin" && (d.parent_path().filename() == ".cargo" ||
+                                   (cargo && *cargo == '/' && d.parent_path() == cargo));
+}
+
+} // namespace
+
 std::vector<ProtectedPath> path_directories() {
   std::vector<ProtectedPath> out;
+  std::vector<fs::path> trees;
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "");
   std::string dir;
@@ -160,8 +213,26 @@ std::vector<ProtectedPath> path_directories() {
     out.push_back({d, "a directory of your PATH", true,
                    "a program the agent put there would run outside the sandbox the next time you "
                    "type its name; let it install tools inside (its private home, the view), or "
-                   "name a narrower directory that holds no PATH entry (~/.cargo/registry, not "
-                   "~/.cargo)"});
+                   "name a narrower directory that holds no PATH entry and no program you run"});
+    for (fs::path a = d; a.has_relative_path(); a = a.parent_path()) {
+      for (const char* tree : k_program_trees) {
+        if (a.filename() == tree) {
+          trees.push_back(a);
+        }
+      }
+    }
+    if (is_cargo_bin(d) && !rustup_home().empty()) {
+      trees.push_back(rustup_home());
+    }
+  }
+  std::sort(trees.begin(), trees.end());
+  trees.erase(std::unique(trees.begin(), trees.end()), trees.end());
+  for (const auto& t : trees) {
+    out.push_back({t, "the toolchains your PATH's shims or proxies run", true,
+                   "a shim or proxy in your PATH (rustup's cargo, pyenv's python, nvm's node) runs "
+                   "the programs there, so one the agent put there would run outside the sandbox "
+                   "the next time you type its name; let it install toolchains inside (its "
+                   "private home, the view)"});
   }
   return out;
 }

@@ -21,7 +21,9 @@ struct ProtectedPath {
 
 /// The absolute directories of the person's PATH (existing or not: an agent could make one),
 /// as protected paths for --writable: a program the agent plants there runs unconfined the
-/// next time the person types its name.
+/// next time the person types its name. Also the trees those directories run programs from:
+/// a version manager's (~/.pyenv for ~/.pyenv/shims, ~/.nvm, ~/.asdf...) and, for rustup's
+/// proxies in ~/.cargo/bin, $RUSTUP_HOME (~/.rustup).
 std::vector<ProtectedPath> path_directories();
 
 /// Checks one --writable or --read path (`flag` names it in errors) and returns it
@@ -31,6 +33,12 @@ std::vector<ProtectedPath> path_directories();
 /// below it that shows one of them. `inside_too` paths also refuse what lies below them.
 std::filesystem::path checked_sandbox_path(const std::string& flag, const std::string& raw,
                                            const std::vector<ProtectedPath>& protect);
+
+/// Refuses (throws Error) a --read or --writable path named through a symlink that lies in a
+/// writable directory (`writable`: the session's, canonical): the agent of an earlier session
+/// could have put it there (`~/work/docs -> ../.ssh` with `[ws] read = ~/work/docs`).
+void refuse_links_in_writable(const std::string& flag, const std::string& raw,
+                              const std::vector<std::filesystem::path>& writable);
 
 /// `~` and `~/x` expanded with $HOME.
 std::filesystem::path expand_home(const std::string& p);

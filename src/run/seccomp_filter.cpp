@@ -6,6 +6,7 @@
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,6 +95,13 @@ fuse::UniqueFd terminal_injection_filter() {
   for (int call : {SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key)}) {
     check(seccomp_rule_add(f.ctx, SCMP_ACT_ERRNO(EPERM), call, 0), "refuse the keyrings");
   }
+  // vsock is not network-namespaced: the sandbox's private network would leave the
+  // hypervisor's vsock services (CID 2) and the host's vsock listeners in reach, whatever
+  // --network says. EAFNOSUPPORT, as on a kernel without vsock. (For 32-bit x86 calls through
+  // socketcall(2), whose family lies in memory, libseccomp refuses every socket() there.)
+  scmp_arg_cmp vsock = arg_cmp(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK);
+  check(seccomp_rule_add_array(f.ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &vsock),
+        "refuse vsock");
   return export_filter(f);
 }
 

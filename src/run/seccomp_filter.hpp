@@ -8,7 +8,9 @@ namespace ws {
 /// system call through except the ioctls that push input into a terminal (TIOCSTI,
 /// TIOCLINUX): an agent sharing the person's terminal must not type commands into the
 /// person's shell after it exits; and keyctl, add_key, request_key (EPERM): the person's
-/// session keyring is out of reach. For bwrap's --seccomp. Throws Error on failure.
+/// session keyring is out of reach; socket(AF_VSOCK) (EAFNOSUPPORT): vsock is not
+/// network-namespaced, the hypervisor's and the host's vsock services stay out of reach. For
+/// bwrap's --seccomp. Throws Error on failure.
 fuse::UniqueFd terminal_injection_filter();
 
 /// A sealed memfd holding the seccomp BPF program that the sandbox's pid 1 loads on the
