@@ -125,7 +125,8 @@ TEST_CASE("view: a created file's writes clear setuid as on ext4, and it maps sh
   // With a kernel that lets direct-I/O files be mapped (6.6+), CREATE answers FOPEN_DIRECT_IO:
   // the kernel then neither clears the setuid and setgid bits before a write nor refuses a
   // shared mapping by itself; the daemon clears the bits (FUSE_WRITE_KILL_SUIDGID) and the
-  // INIT reply allows the mapping. Compared with the same script in a plain directory.
+  // INIT reply allows the mapping; another open's cached pages follow the direct writes.
+  // Compared with the same script in a plain directory.
   static const std::string k_script =
       "import mmap, os\n"
       "out = []\n"
@@ -140,6 +141,12 @@ TEST_CASE("view: a created file's writes clear setuid as on ext4, and it maps sh
       "m = mmap.mmap(fd, 4096, mmap.MAP_SHARED)\n"
       "m[0:2] = b'//'; m.flush(); m.close(); os.close(fd)\n"
       "out.append('m ' + open('m', 'rb').read(3).decode())\n"
+      "fd = os.open('c', os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o644)\n"
+      "os.write(fd, b'a' * 5000)\n"
+      "r = os.open('c', os.O_RDONLY)\n"
+      "out.append('c ' + os.pread(r, 2, 0).decode())\n"
+      "os.pwrite(fd, b'bb', 0); os.write(fd, b'c' * 100)\n"
+      "out.append('c %s %d' % (os.pread(r, 2, 0).decode(), os.fstat(r).st_size))\n"
       "print('\\n'.join(out))\n";
   for (const std::string& user : people()) {
     Person p(user);
