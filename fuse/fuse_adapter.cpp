@@ -1,5 +1,6 @@
 // The libfuse low-level trampolines: decode a request, call OverlayFs, reply exactly once.
 // No exception crosses into libfuse: SystemError becomes its errno, anything else EIO.
+#include "fuse/device_io.hpp"
 #include "fuse/fuse_ops.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
@@ -8,9 +9,12 @@
 #include <fuse_lowlevel.h>
 
 #include <dirent.h>
+#include <linux/fuse.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 namespace ws::fuse {
@@ -102,6 +106,12 @@ void ll_init(void* userdata, fuse_conn_info* conn) {
   auto* fs = static_cast<OverlayFs*>(userdata);
   fs->set_stateless((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) &&
                     (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT));
+  // Created files are written past the page cache (ll_create) where the kernel still lets
+  // them be mapped shared: device_io.cpp asks for that in INIT's reply. WS_FUSE_DIRECT_CREATE=0
+  // turns it off, to compare (docs/benchmarks.md).
+  const char* direct = std::getenv("WS_FUSE_DIRECT_CREATE");
+  fs->set_direct_created(fs->stateless() && conn->proto_minor >= k_direct_io_allow_mmap_minor &&
+                         !(direct && std::string_view(direct) == "0"));
   // The kernel clears setuid bits on write itself; we do not handle killpriv.
   conn->want &= ~static_cast<unsigned>(FUSE_CAP_HANDLE_KILLPRIV);
   conn->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
@@ -256,6 +266,12 @@ void ll_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
     auto [entry, fh] = fs.create(caller_of(req), fs.node(parent), name, mode, fi->flags);
     fi->fh = reinterpret_cast<uint64_t>(fh.get());
     fi->keep_cache = 1;
+    // A creator writes what it made (tar, a compiler, npm): past the page cache, each write()
+    // is one WRITE. Through it, the kernel first asks for `security.capability` (a GETXATTR
+    // per write(), to clear file capabilities), and splits a write() that starts inside a
+    // page: tar's 10 KiB records cost it 2.5 WRITEs and 1.8 GETXATTRs per file, 1.8 and
+    // none this way (docs/benchmarks.md, fifth pass). Other opens of the file stay cached.
+    fi->direct_io = fs.direct_created();
     fuse_entry_param p = to_param(fs, entry);
     if (fuse_reply_create(req, &p, fi) == 0) {
       fh.release();
@@ -284,9 +300,13 @@ void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_i
 void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
   guarded(req, "write", [&] {
     OverlayFs& fs = fs_of(req);
+    bool kill_suid = request_write_flags() & FUSE_WRITE_KILL_SUIDGID;
     if (!fh_of(fi)) {
       Node* n = checked_node(req, ino);
       IoFd fd = fs.open_for_write(n);
+      if (kill_suid) {
+        fs.kill_suid_on_write(fd.get());
+      }
       size_t size = fuse_buf_size(in);
       AllocationWatch room = AllocationWatch::for_write(fs.disk(), fd.get(),
                                                         static_cast<uint64_t>(off), size, "write");
@@ -311,6 +331,9 @@ void ll_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off, fu
       return;
     }
     FileHandle& fh = *fh_of(fi);
+    if (kill_suid) {
+      fs.kill_suid_on_write(fh.fd.get());
+    }
     size_t size = fuse_buf_size(in);
     AllocationWatch room = AllocationWatch::for_write(fs.disk(), fh.fd.get(),
                                                       static_cast<uint64_t>(off), size, "write");

@@ -177,6 +177,17 @@ void OverlayFs::fallocate(const Caller& c, Node* n, FileHandle* fh, int mode, of
   m_mapped.remember(n->ino.load(), c.pid, c.uid, who);
 }
 
+void OverlayFs::kill_suid_on_write(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return; // the write that follows reports the fd's trouble
+  }
+  mode_t kill = S_ISUID | ((st.st_mode & S_IXGRP) ? S_ISGID : 0);
+  if (st.st_mode & kill) {
+    ::fchmod(fd, st.st_mode & 07777 & ~kill);
+  }
+}
+
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
                                FileHandle* fh) {
   std::shared_lock tree(m_tree);

@@ -260,6 +260,14 @@ public:
   void flush_pending_writes(int64_t age_ns);
   void set_stateless(bool on) { m_stateless = on; }
   bool stateless() const { return m_stateless; }
+  /// CREATE answers FOPEN_DIRECT_IO (fuse_adapter.cpp, ll_create): set when the kernel lets
+  /// such a file be mapped shared (device_io.hpp).
+  void set_direct_created(bool on) { m_direct_created = on; }
+  bool direct_created() const { return m_direct_created; }
+  /// A direct write by a caller without CAP_FSETID (FUSE_WRITE_KILL_SUIDGID): clears the
+  /// setuid bit, and the setgid bit of a group-executable file, as the kernel does for
+  /// writes through its page cache.
+  void kill_suid_on_write(int fd);
 
   // directories (overlay_dirs.cpp)
   std::vector<DirEntry> list_dir(Node* dir);
@@ -495,6 +503,7 @@ private:
   HostCallers m_hosts;
   std::unordered_multimap<int, Node*> m_watches; ///< m_table: watch -> directories using it
   bool m_stateless = false;
+  bool m_direct_created = false;
   CreatedFds m_created; ///< the newest files' creating fds; after every other lock (a leaf)
   WriteGate m_writes;
   /// What changed since the last checkpoint (its mutex is a leaf), and the tree that is

@@ -1,6 +1,7 @@
 // The FUSE session: mount, serve with worker threads, unmount; all RAII.
 #include "fuse/session.hpp"
 
+#include "fuse/device_io.hpp"
 #include "fuse/fuse_ops.hpp"
 #include "fuse/log.hpp"
 #include "fuse/mapped_writers.hpp"
@@ -71,6 +72,7 @@ FuseSession::FuseSession(OverlayFs& fs, const std::filesystem::path& mountpoint,
     throw std::runtime_error("cannot mount the view at '" + mountpoint.string() + "'");
   }
   m_impl->mounted = true;
+  use_device_io(m_impl->se); // before INIT: it completes INIT's reply
   if (auto dev = mount_device(mountpoint)) {
     fs.set_view_device(*dev); // to find who maps a file whose pages the kernel writes back
   } else {
