@@ -21,6 +21,8 @@ constexpr PlaceRule k_places[] = {
     {"venv/", "under venv/ (a Python virtual environment)"},
     {"pyvenv.cfg", "pyvenv.cfg (marks a Python virtual environment)"},
     {"node_modules/", "under node_modules/"},
+    // Yarn's node_modules under Plug'n'Play: packages it unpacked to build or run them.
+    {"**/.yarn/unplugged/", "under .yarn/unplugged/ (packages yarn installed)"},
     {"__pycache__/", "under __pycache__/ (compiled Python)"},
     {"*.pyc", "compiled Python (.pyc)"},
     {"*.pyo", "compiled Python (.pyo)"},
@@ -43,6 +45,21 @@ constexpr NameRule k_self_running[] = {
     {"sitecustomize.py", k_python_startup, ""},
     {"usercustomize.py", k_python_startup, ""},
     {"*.pth", k_python_startup, ""},
+    // `import sitecustomize` finds a package as well as a module; and the .pth files of
+    // nearly every Python import a module by name at start-up (setuptools'
+    // distutils-precedence.pth: _distutils_hack; virtualenv's _virtualenv.pth): from the
+    // project once it is on sys.path (PYTHONPATH=., an editable install's .pth, which sorts
+    // before them).
+    {"**/sitecustomize/", k_python_startup, "sitecustomize/"},
+    {"**/usercustomize/", k_python_startup, "usercustomize/"},
+    {"_distutils_hack.py", k_python_startup, ""},
+    {"**/_distutils_hack/", k_python_startup, "_distutils_hack/"},
+    {"_virtualenv.py", k_python_startup, ""},
+    {"**/_virtualenv/", k_python_startup, "_virtualenv/"},
+    // R sources ./.Rprofile and reads ./.Renviron (R_PROFILE_USER, PATH...) at every start in
+    // the project: R, Rscript, RStudio opening it.
+    {".Rprofile", "R runs it at every start-up in the project", ""},
+    {".Renviron", "R runs it at every start-up in the project", ""},
     // direnv asks before running a changed .envrc (it remembers the content's hash), but not
     // before what an allowed .envrc loads: `dotenv`, `dotenv_if_exists .env.local`,
     // `source_env .envrc.local`, `use flake`. BASH_ENV, NODE_OPTIONS or PATH in a .env run
@@ -71,6 +88,11 @@ constexpr NameRule k_self_running[] = {
     {".yarnrc", "yarn runs the yarn it names (yarn-path) for every command", ""},
     {"**/.yarn/releases/", "yarn itself, run for every yarn command", ".yarn/releases/"},
     {"**/.yarn/plugins/", "yarn runs these for every command", ".yarn/plugins/"},
+    // Plug'n'Play: yarn requires its loader in every node it starts (`yarn run`, `yarn node`,
+    // `yarn test`), whatever script the person asked for.
+    {".pnp.cjs", "yarn loads it into every node it starts", ""},
+    {".pnp.js", "yarn loads it into every node it starts", ""},
+    {".pnp.loader.mjs", "yarn loads it into every node it starts", ""},
     {"**/gradle/wrapper/", "./gradlew runs the gradle it names", "gradle/wrapper/"},
     {"**/.mvn/wrapper/", "./mvnw runs the maven it names", ".mvn/wrapper/"},
     {".bazelversion", "bazelisk runs the bazel it names", ""},
@@ -107,6 +129,14 @@ constexpr NameRule k_self_running[] = {
     // languages.toml (its own [language-server] commands).
     {"**/.zed/settings.json", k_editor, ".zed/settings.json"},
     {"**/.helix/languages.toml", k_editor, ".helix/languages.toml"},
+    // Yarn's editor SDKs: the settings of a Plug'n'Play project point VS Code's TypeScript,
+    // ESLint and Prettier at them, which load them on open.
+    {"**/.yarn/sdks/", k_editor, ".yarn/sdks/"},
+    // Another version control system's repository: its config runs hooks and extensions
+    // (.hg/hgrc [hooks], [extensions]; .jj/repo/config.toml) on any command there, which
+    // shell prompts and editors run by themselves.
+    {"**/.hg/", "Mercurial runs its hooks and extensions for any hg command here", ".hg/"},
+    {"**/.jj/", "jj runs what its repository config says for any jj command here", ".jj/"},
     // Agent CLIs started in the project: Claude Code runs the hooks, status line and helpers
     // its settings name and the MCP servers .mcp.json names; Codex, Gemini CLI, Cursor and VS
     // Code's agent the same from theirs. All of .claude/settings*.json: the policy sees names,
@@ -303,6 +333,8 @@ constexpr NameRule k_flags[] = {
     {"conftest.py", k_runs, ""},
     {"pytest.ini", k_runs, ""},
     {".pytest.ini", k_runs, ""},
+    {"pytest.toml", k_runs, ""}, // pytest 9
+    {".pytest.toml", k_runs, ""},
     {"noxfile.py", k_runs, ""},
     {"tox.ini", k_runs, ""},
     {"hatch.toml", k_runs, ""},
@@ -375,6 +407,22 @@ constexpr NameRule k_flags[] = {
     {"docker-compose.yaml", k_runs, ""},
     {"compose.yml", k_runs, ""},
     {"compose.yaml", k_runs, ""},
+    // `docker compose up` merges these into compose.yaml by itself (privileged, volumes, build).
+    {"docker-compose.override.yml", k_runs, ""},
+    {"docker-compose.override.yaml", k_runs, ""},
+    {"compose.override.yml", k_runs, ""},
+    {"compose.override.yaml", k_runs, ""},
+    {"Procfile", "runs code on your machine (foreman, honcho, overmind)", ""},
+    {"Brewfile", "runs code on your machine (brew bundle)", ""}, // Ruby
+    {"Podfile", "runs code on your machine (pod install)", ""},  // Ruby
+    {"Fastfile", "runs code on your machine (fastlane)", ""},    // Ruby
+    {"Snakefile", "runs code on your machine (snakemake)", ""},  // Python
+    {"dvc.yaml", "runs code on your machine (dvc repro)", ""},
+    {"*.tf", "runs code on your machine (terraform plan)", ""}, // external data, local-exec
+    {"pixi.toml", "runs code on your machine (pixi)", ""},
+    {"devbox.json", "runs code on your machine (devbox)", ""},
+    {".dir-locals.el", "runs code on your machine (Emacs, once you accept its eval)", ""},
+    {".dir-locals-2.el", "runs code on your machine (Emacs, once you accept its eval)", ""},
     // Shell start-up files (a dotfiles repository, or a tool that sources them).
     {".bashrc", k_runs, ""},
     {".bash_profile", k_runs, ""},

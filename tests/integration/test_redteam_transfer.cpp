@@ -317,3 +317,39 @@ TEST_CASE("redteam transfer: a project script the real git config runs is withhe
   CHECK_MESSAGE(!fs::exists(mark), "the person's git ran the agent's script");
   CHECK(fs::exists(repo.path() / "notes.md"));
 }
+
+// Red team 10, was a hole: what Python and git run by themselves under names the table did
+// not know landed as plain transfers: a `sitecustomize/` package (imported at every start-up
+// like sitecustomize.py), `_distutils_hack.py` (setuptools' .pth imports it at every
+// start-up), and the script of a real git config command named without a '/' (`filter.tidy
+// .clean = python3 clean.py`: runs on the person's next `git add`).
+TEST_CASE("redteam transfer: start-up packages and config scripts named without a slash do "
+          "not land") {
+  TestRepo repo;
+  repo.write("clean.py", "import sys\nsys.stdout.write(sys.stdin.read())\n");
+  repo.write(".gitattributes", "*.txt filter=tidy\n");
+  repo.write("src/app.py", "print('app')\n");
+  repo.commit_all();
+  REQUIRE(sh("git config filter.tidy.clean 'python3 clean.py'", repo.path()).status == 0);
+  MountedWorkspace w(repo);
+  TempDir marks;
+  fs::path mark = marks.path() / "ran";
+  const std::string touch = "import pathlib; pathlib.Path('" + mark.string() + "').touch()\n";
+  REQUIRE(w.in_view("mkdir -p src/sitecustomize && printf %s " + q(touch) +
+                    " > src/sitecustomize/__init__.py && printf %s " + q(touch) +
+                    " > src/_distutils_hack.py && printf %s " +
+                    q(touch + "import sys\nsys.stdout.write(sys.stdin.read())\n") +
+                    " > clean.py && echo plain > notes.md")
+              .status == 0);
+  for (const char* path : {"src/sitecustomize/__init__.py", "src/_distutils_hack.py", "clean.py"}) {
+    std::string v = verdict_of(w, path);
+    INFO(path << ": " << v);
+    CHECK(v.rfind("withheld", 0) == 0);
+  }
+  Run a = w.ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(fs::exists(repo.path() / "notes.md"));
+  sh("PYTHONPATH=src python3 -c pass; echo x > a.txt && git add a.txt", repo.path());
+  CHECK_MESSAGE(!fs::exists(mark), "the person's python3 or git ran the agent's code");
+}
