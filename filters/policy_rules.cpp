@@ -84,6 +84,8 @@ constexpr NameRule k_self_running[] = {
      ".config/mise/"},
     {"**/.config/mise.toml", "mise runs its env and hooks when you cd into the project",
      ".config/mise.toml"},
+    {"**/mise/config.toml", "mise runs its env and hooks when you cd into the project",
+     "mise/config.toml"},
     {".yarnrc.yml", "yarn runs the yarn it names (yarnPath) for every command", ""},
     {".yarnrc", "yarn runs the yarn it names (yarn-path) for every command", ""},
     {"**/.yarn/releases/", "yarn itself, run for every yarn command", ".yarn/releases/"},
@@ -173,6 +175,8 @@ constexpr NameRule k_flags[] = {
     {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".nvimrc", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".exrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
+    {".gdbinit", "runs code on your machine (gdb, where auto-load allows it)", ""},
+    {".lldbinit", "runs code on your machine (lldb, where it reads the directory's)", ""},
     {"**/.devcontainer/", k_runs, ".devcontainer/"},
     {".devcontainer.json", k_runs, ""},
     {"**/.githooks/", k_runs, ".githooks/"},
@@ -326,6 +330,10 @@ constexpr NameRule k_flags[] = {
     {"pnpm-lock.yaml", k_installs, ""},
     {"bun.lock", k_installs, ""},
     {"bun.lockb", k_installs, ""},
+    // `npm install` runs `node-gyp rebuild` by itself where a binding.gyp is (no script
+    // needed), and gyp runs the commands in `<!(...)` while it reads the files.
+    {"*.gyp", "runs code on your machine (npm install, node-gyp)", ""},
+    {"*.gypi", "runs code on your machine (npm install, node-gyp)", ""},
     // Python and its tools.
     {"setup.py", k_runs, ""},
     {"setup.cfg", k_runs, ""}, // [tool:pytest] addopts = -p plugin
@@ -338,6 +346,11 @@ constexpr NameRule k_flags[] = {
     {"noxfile.py", k_runs, ""},
     {"tox.ini", k_runs, ""},
     {"hatch.toml", k_runs, ""},
+    {"hatch_build.py", "runs code on your machine (pip install, hatch build)", ""},
+    {"pdm_build.py", "runs code on your machine (pip install, pdm build)", ""},
+    {"conf.py", "runs code on your machine (sphinx-build)", ""},
+    {"mkdocs.yml", "runs code on your machine (mkdocs: hooks)", ""},
+    {"mkdocs.yaml", "runs code on your machine (mkdocs: hooks)", ""},
     {".pdbrc", k_runs, ""},
     {".pylintrc", k_runs, ""}, // init-hook
     {"pylintrc", k_runs, ""},
@@ -390,6 +403,8 @@ constexpr NameRule k_flags[] = {
     {"Gemfile.lock", k_installs, ""},
     {"*.gemspec", k_runs, ""},
     {"Rakefile", k_runs, ""},
+    {"*.rake", "runs code on your machine (rake loads rakelib/*.rake)", ""},
+    {"cpanfile", k_installs, ""},
     {".irbrc", k_runs, ""},
     {".pryrc", k_runs, ""},
     {".rspec", k_runs, ""},
@@ -400,6 +415,9 @@ constexpr NameRule k_flags[] = {
     {"composer.json", k_runs, ""},
     {"composer.lock", k_installs, ""},
     {"default.nix", k_runs, ""},
+    // What flake.nix and shell.nix import: a devShell's shellHook runs on `nix develop` (and
+    // on cd with direnv's `use flake`, which the files above are withheld for).
+    {"*.nix", "runs code on your machine (nix develop, nix build)", ""},
     {"flake.lock", k_installs, ""},
     {"Dockerfile", k_runs, ""},
     {"Containerfile", k_runs, ""},

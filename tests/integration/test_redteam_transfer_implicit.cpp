@@ -150,3 +150,26 @@ TEST_CASE("redteam transfer implicit: a git config command naming a project file
     CHECK(d.verdict == Verdict::Transfer);
   }
 }
+
+TEST_CASE("redteam transfer implicit: npm install runs node-gyp on a binding.gyp with no "
+          "script - flagged") {
+  if (!have("npm")) {
+    MESSAGE("skipped: no npm");
+    return;
+  }
+  TempDir dir;
+  const auto marker = dir.path() / "ran";
+  // package.json as the person has it: no script at all.
+  write_file(dir.path() / "package.json", "{\"name\": \"p\", \"version\": \"1.0.0\"}\n");
+  write_file(dir.path() / "binding.gyp",
+             "{\"targets\": [{\"target_name\": \"x\", \"sources\": [\"<!(touch " + marker.string() +
+                 " && echo x.c)\"]}]}\n");
+  sh("npm install --offline --no-audit --no-fund --ignore-scripts=false", dir.path());
+  if (!fs::exists(marker)) {
+    // node-gyp stops before reading binding.gyp where it cannot find node's headers.
+    MESSAGE("npm install did not reach gyp here (no node headers?): the verdict alone is checked");
+  }
+  auto d = modified("binding.gyp");
+  CHECK(d.verdict == Verdict::Flagged);
+  CHECK(d.reason == "runs code on your machine (npm install, node-gyp): binding.gyp");
+}

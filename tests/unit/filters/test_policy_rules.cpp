@@ -459,6 +459,8 @@ TEST_CASE("filters::decide withholds what yarn, R and other version control syst
             "Mercurial runs its hooks and extensions for any hg command here: .hg/"},
            {".jj/repo/config.toml",
             "jj runs what its repository config says for any jj command here: .jj/"},
+           {"mise/config.toml",
+            "mise runs its env and hooks when you cd into the project: mise/config.toml"},
        }) {
     rows.push_back({"added", added(path), Verdict::Withheld, reason});
     rows.push_back({"modified", modified(path), Verdict::Withheld, reason});
@@ -492,10 +494,28 @@ TEST_CASE("filters::decide flags what a named tool merges in or runs, beside the
            {"devbox.json", "runs code on your machine (devbox): devbox.json"},
            {".dir-locals.el",
             "runs code on your machine (Emacs, once you accept its eval): .dir-locals.el"},
+           {"binding.gyp", "runs code on your machine (npm install, node-gyp): binding.gyp"},
+           {"deps/common.gypi", "runs code on your machine (npm install, node-gyp): common.gypi"},
+           {"hatch_build.py",
+            "runs code on your machine (pip install, hatch build): hatch_build.py"},
+           {"pdm_build.py", "runs code on your machine (pip install, pdm build): pdm_build.py"},
+           {"docs/conf.py", "runs code on your machine (sphinx-build): conf.py"},
+           {"mkdocs.yml", "runs code on your machine (mkdocs: hooks): mkdocs.yml"},
+           {"rakelib/deploy.rake",
+            "runs code on your machine (rake loads rakelib/*.rake): deploy.rake"},
+           {"cpanfile", "decides what code gets installed: cpanfile"},
+           {"nix/devshell.nix", "runs code on your machine (nix develop, nix build): devshell.nix"},
+           {".gdbinit", "runs code on your machine (gdb, where auto-load allows it): .gdbinit"},
+           {".lldbinit",
+            "runs code on your machine (lldb, where it reads the directory's): .lldbinit"},
        }) {
     rows.push_back({"added", added(path), Verdict::Flagged, reason});
     rows.push_back({"modified", modified(path), Verdict::Flagged, reason});
   }
   rows.push_back({"look-alike", added("docs/terraform.tf.md"), Verdict::Transfer, ""});
+  rows.push_back({"look-alike", added("src/config.py"), Verdict::Transfer, ""});
+  // What a self-running rule names first keeps its verdict.
+  rows.push_back({"flake.nix", added("flake.nix"), Verdict::Withheld,
+                  "direnv (use nix, use flake) runs it when you cd into the project: flake.nix"});
   check_rows(rows);
 }
