@@ -8,6 +8,7 @@
 #include <git2.h>
 
 #include <pwd.h>
+#include <strings.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -446,6 +447,30 @@ std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
       add_inside(base.empty() ? *file : base / *file, "include.path");
     }
   });
+  // A file of the project git reads as data: what it ignores, the attributes that pick
+  // filters and diff drivers, whose signatures it trusts, which commits blame skips.
+  each("^(core\\.(excludesfile|attributesfile)|gpg\\.ssh\\.allowedsignersfile|"
+       "blame\\.ignorerevsfile)$",
+       [&](const git_config_entry& entry) {
+         static const char* const k_names[] = {"core.excludesFile", "core.attributesFile",
+                                               "gpg.ssh.allowedSignersFile",
+                                               "blame.ignoreRevsFile"};
+         std::string key = entry.name;
+         for (const char* name : k_names) {
+           if (strcasecmp(name, entry.name) == 0) {
+             key = name;
+           }
+         }
+         auto file = expand_user(entry.value);
+         if (!file) {
+           return;
+         }
+         const size_t before = out.size();
+         add_inside(file->is_absolute() ? *file : top / *file, "reads");
+         if (out.size() > before) {
+           out.back().key = key;
+         }
+       });
   // A command that names a file of the project (`core.fsmonitor = tools/fsmon.sh`,
   // `filter.x.clean = ./scripts/clean`, `alias.t = !sh tools/t.sh`): git runs it from the
   // worktree's top, so an agent's edit of that file runs on the person's next git command.

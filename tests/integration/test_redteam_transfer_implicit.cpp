@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace ws::test;
 namespace fs = std::filesystem;
@@ -172,4 +174,37 @@ TEST_CASE("redteam transfer implicit: npm install runs node-gyp on a binding.gyp
   auto d = modified("binding.gyp");
   CHECK(d.verdict == Verdict::Flagged);
   CHECK(d.reason == "runs code on your machine (npm install, node-gyp): binding.gyp");
+}
+
+TEST_CASE("redteam transfer implicit: a project file the real git config reads as attributes "
+          "or ignore rules - flagged") {
+  ws::gitbridge::LibGit2 libgit2;
+  TempDir dir;
+  Run r = sh("git init -q repo && cd repo && git config core.attributesFile meta/attributes && "
+             "git config core.excludesFile meta/ignore && "
+             "git config gpg.ssh.allowedSignersFile meta/allowed_signers",
+             dir.path());
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto repo = dir.path() / "repo";
+  // What the agent's version would say: a filter on every file, and nothing new seen.
+  write_file(repo / "meta" / "attributes", "* filter=tidy\n");
+  write_file(repo / "meta" / "ignore", "*.sh\n");
+  write_file(repo / "run.sh", "echo\n");
+  Run attr = sh("git check-attr filter -- x.c", repo);
+  CHECK(attr.out == "x.c: filter: tidy\n");
+  Run ign = sh("git check-ignore run.sh", repo);
+  CHECK(ign.out == "run.sh\n");
+
+  ws::filters::PolicyConfig config;
+  ws::gitbridge::load_worktree_config(repo, config);
+  for (const auto& [path, key] : std::vector<std::pair<std::string, std::string>>{
+           {"meta/attributes", "core.attributesFile"},
+           {"meta/ignore", "core.excludesFile"},
+           {"meta/allowed_signers", "gpg.ssh.allowedSignersFile"}}) {
+    auto d = modified(path, config);
+    INFO(path << ": " << d.reason);
+    CHECK(d.verdict == Verdict::Flagged);
+    CHECK(d.reason == "changes what git sees: your git config reads it (" + key + ")");
+  }
+  CHECK(modified("meta/other", config).verdict == Verdict::Transfer);
 }
