@@ -74,6 +74,12 @@ constexpr NameRule k_self_running[] = {
     // Toolchain overrides: every run of the tool runs what they name instead of the tool.
     {"rust-toolchain", "rustup runs the toolchain it names for every cargo and rustc", ""},
     {"rust-toolchain.toml", "rustup runs the toolchain it names for every cargo and rustc", ""},
+    // build.rustc-wrapper (and build.rustc) replace rustc for every cargo that asks it what it
+    // is: `cargo metadata` too, which rust-analyzer runs when an editor opens the project.
+    {"**/.cargo/config", "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata",
+     ".cargo/config"},
+    {"**/.cargo/config.toml",
+     "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata", ".cargo/config.toml"},
     {".tool-versions", "asdf and mise run the tools it names (path: takes any directory)", ""},
     {"mise.toml", "mise runs its env and hooks when you cd into the project", ""},
     {"mise.*.toml", "mise runs its env and hooks when you cd into the project", ""},
@@ -375,8 +381,6 @@ constexpr NameRule k_flags[] = {
     // Rust and Go.
     {"Cargo.toml", k_runs, ""},
     {"build.rs", k_runs, ""},
-    {"**/.cargo/config", k_runs, ".cargo/config"},
-    {"**/.cargo/config.toml", k_runs, ".cargo/config.toml"},
     {"Cargo.lock", k_installs, ""},
     {"go.mod", k_installs, ""}, // replace, toolchain
     {"go.work", k_installs, ""},

@@ -373,14 +373,15 @@ void command_words(std::string_view value, std::vector<CommandWord>& words, int 
 }
 
 /// A word naming a file of the project the command runs or reads: one holding a '/'
-/// (`tools/fsmon.sh`, `./clean`), or an argument in the worktree's top (`python3 clean.py`,
-/// `sh st.sh`). Not the command itself without a '/' (PATH finds it), not an option, not a
-/// variable or an assignment.
+/// (`tools/fsmon.sh`, `./clean`), or an argument in the worktree's top that looks like a file
+/// name (`python3 clean.py`, `sh st.sh`: a '.' in it, so that `git-lfs filter-process` or
+/// `--timeout 3600` name none). Not the command itself without a '/' (PATH finds it), not an
+/// option, not a variable or an assignment.
 bool names_a_file(const CommandWord& w) {
   if (w.text.find('/') != std::string::npos) {
     return true;
   }
-  return !w.command && w.text.front() != '-' &&
+  return !w.command && w.text.front() != '-' && w.text.find('.') != std::string::npos &&
          w.text.find_first_of("$%=*?") == std::string::npos && w.text != "." && w.text != "..";
 }
 

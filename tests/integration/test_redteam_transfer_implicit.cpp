@@ -121,6 +121,7 @@ TEST_CASE("redteam transfer implicit: a git config command naming a project file
   write_file(repo / "tools" / "st.sh", "touch " + q(marker.string()) + "\n");
   write_file(repo / ".gitattributes", "*.txt filter=tidy\n");
   r = sh("git config filter.tidy.clean 'python3 clean.py' && "
+         "git config filter.tidy.smudge 'cat --show-nonprinting smudge' && "
          "git config diff.external 'sh difft.sh' && "
          "git config alias.st \"!sh -c 'sh tools/st.sh'\" && "
          "git add -A && git commit -qm base",
@@ -146,7 +147,7 @@ TEST_CASE("redteam transfer implicit: a git config command naming a project file
     CHECK(d.reason.find("your git config runs it") != std::string::npos);
   }
   // The commands themselves, options and placeholders name no project file.
-  for (const char* path : {"python3", "sh", "-c", "a.txt", "README.md"}) {
+  for (const char* path : {"python3", "sh", "-c", "smudge", "a.txt", "README.md"}) {
     auto d = modified(path, config);
     INFO(path << ": " << d.reason);
     CHECK(d.verdict == Verdict::Transfer);
@@ -207,4 +208,29 @@ TEST_CASE("redteam transfer implicit: a project file the real git config reads a
     CHECK(d.reason == "changes what git sees: your git config reads it (" + key + ")");
   }
   CHECK(modified("meta/other", config).verdict == Verdict::Transfer);
+}
+
+TEST_CASE("redteam transfer implicit: cargo metadata runs the rustc-wrapper .cargo/config.toml "
+          "names - withheld") {
+  if (!have("cargo")) {
+    MESSAGE("skipped: no cargo");
+    return;
+  }
+  TempDir dir;
+  const auto marker = dir.path() / "ran";
+  const auto proj = dir.path() / "proj";
+  write_file(proj / "Cargo.toml", "[package]\nname = \"p\"\nversion = \"0.1.0\"\n");
+  write_file(proj / "src" / "main.rs", "fn main() {}\n");
+  write_file(dir.path() / "wrap.sh",
+             "#!/bin/sh\ntouch " + q(marker.string()) + "\nshift\nexec rustc \"$@\"\n");
+  fs::permissions(dir.path() / "wrap.sh", fs::perms::owner_all);
+  write_file(proj / ".cargo" / "config.toml",
+             "[build]\nrustc-wrapper = \"" + (dir.path() / "wrap.sh").string() + "\"\n");
+  // What rust-analyzer runs when an editor opens the project: nothing is built.
+  sh("cargo metadata --format-version 1 --offline >/dev/null", proj);
+  CHECK(fs::exists(marker));
+  auto d = modified(".cargo/config.toml");
+  CHECK(d.verdict == Verdict::Withheld);
+  CHECK(d.reason == "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata: "
+                    ".cargo/config.toml");
 }
