@@ -256,7 +256,7 @@ std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>&
   }
   for (const Name& n : names) {
     for (const ConfigFileUse& use : config.git_config_files) {
-      if (n.path != use.path) {
+      if (n.path != use.path || use.how == "reads") {
         continue;
       }
       return with_old(use.how == "include.path"
@@ -344,6 +344,12 @@ std::optional<std::string> flagged(const PathFacts& f, const std::vector<Name>& 
     }
     if (const NameRule* rule = find_rule(flag_rules(), n.split)) {
       return with_old(rule_reason(*rule, n.path) + suffix, n);
+    }
+    for (const ConfigFileUse& use : config.git_config_files) {
+      if (n.path == use.path && use.how == "reads") {
+        return with_old(
+            "changes what git sees: your git config reads it (" + shown(use.key) + ")" + suffix, n);
+      }
     }
     for (const std::string& pattern : config.flag) {
       if (matches(pattern, n.path)) {

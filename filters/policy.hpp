@@ -79,11 +79,13 @@ struct PathFacts {
 };
 
 /// The person's settings, from `[ws]` in git-config files (see docs/policy.md).
-/// A project file the real git config uses: `how` is "include.path" (git reads it as config)
-/// or "command" (a command git runs names it).
+/// A project file the real git config uses: `how` is "include.path" (git reads it as config),
+/// "command" (a command git runs names it), both withheld; or "reads" (git reads it as data
+/// that changes what it shows or trusts: core.attributesFile...), flagged.
 struct ConfigFileUse {
   std::string path; ///< repository-relative, '/'-separated
   std::string how;
+  std::string key = {}; ///< for "reads": the key, as a person writes it ("core.attributesFile")
 };
 
 struct PolicyConfig {

@@ -21,6 +21,8 @@ constexpr PlaceRule k_places[] = {
     {"venv/", "under venv/ (a Python virtual environment)"},
     {"pyvenv.cfg", "pyvenv.cfg (marks a Python virtual environment)"},
     {"node_modules/", "under node_modules/"},
+    // Yarn's node_modules under Plug'n'Play: packages it unpacked to build or run them.
+    {"**/.yarn/unplugged/", "under .yarn/unplugged/ (packages yarn installed)"},
     {"__pycache__/", "under __pycache__/ (compiled Python)"},
     {"*.pyc", "compiled Python (.pyc)"},
     {"*.pyo", "compiled Python (.pyo)"},
@@ -43,6 +45,21 @@ constexpr NameRule k_self_running[] = {
     {"sitecustomize.py", k_python_startup, ""},
     {"usercustomize.py", k_python_startup, ""},
     {"*.pth", k_python_startup, ""},
+    // `import sitecustomize` finds a package as well as a module; and the .pth files of
+    // nearly every Python import a module by name at start-up (setuptools'
+    // distutils-precedence.pth: _distutils_hack; virtualenv's _virtualenv.pth): from the
+    // project once it is on sys.path (PYTHONPATH=., an editable install's .pth, which sorts
+    // before them).
+    {"**/sitecustomize/", k_python_startup, "sitecustomize/"},
+    {"**/usercustomize/", k_python_startup, "usercustomize/"},
+    {"_distutils_hack.py", k_python_startup, ""},
+    {"**/_distutils_hack/", k_python_startup, "_distutils_hack/"},
+    {"_virtualenv.py", k_python_startup, ""},
+    {"**/_virtualenv/", k_python_startup, "_virtualenv/"},
+    // R sources ./.Rprofile and reads ./.Renviron (R_PROFILE_USER, PATH...) at every start in
+    // the project: R, Rscript, RStudio opening it.
+    {".Rprofile", "R runs it at every start-up in the project", ""},
+    {".Renviron", "R runs it at every start-up in the project", ""},
     // direnv asks before running a changed .envrc (it remembers the content's hash), but not
     // before what an allowed .envrc loads: `dotenv`, `dotenv_if_exists .env.local`,
     // `source_env .envrc.local`, `use flake`. BASH_ENV, NODE_OPTIONS or PATH in a .env run
@@ -57,6 +74,12 @@ constexpr NameRule k_self_running[] = {
     // Toolchain overrides: every run of the tool runs what they name instead of the tool.
     {"rust-toolchain", "rustup runs the toolchain it names for every cargo and rustc", ""},
     {"rust-toolchain.toml", "rustup runs the toolchain it names for every cargo and rustc", ""},
+    // build.rustc-wrapper (and build.rustc) replace rustc for every cargo that asks it what it
+    // is: `cargo metadata` too, which rust-analyzer runs when an editor opens the project.
+    {"**/.cargo/config", "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata",
+     ".cargo/config"},
+    {"**/.cargo/config.toml",
+     "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata", ".cargo/config.toml"},
     {".tool-versions", "asdf and mise run the tools it names (path: takes any directory)", ""},
     {"mise.toml", "mise runs its env and hooks when you cd into the project", ""},
     {"mise.*.toml", "mise runs its env and hooks when you cd into the project", ""},
@@ -67,10 +90,17 @@ constexpr NameRule k_self_running[] = {
      ".config/mise/"},
     {"**/.config/mise.toml", "mise runs its env and hooks when you cd into the project",
      ".config/mise.toml"},
+    {"**/mise/config.toml", "mise runs its env and hooks when you cd into the project",
+     "mise/config.toml"},
     {".yarnrc.yml", "yarn runs the yarn it names (yarnPath) for every command", ""},
     {".yarnrc", "yarn runs the yarn it names (yarn-path) for every command", ""},
     {"**/.yarn/releases/", "yarn itself, run for every yarn command", ".yarn/releases/"},
     {"**/.yarn/plugins/", "yarn runs these for every command", ".yarn/plugins/"},
+    // Plug'n'Play: yarn requires its loader in every node it starts (`yarn run`, `yarn node`,
+    // `yarn test`), whatever script the person asked for.
+    {".pnp.cjs", "yarn loads it into every node it starts", ""},
+    {".pnp.js", "yarn loads it into every node it starts", ""},
+    {".pnp.loader.mjs", "yarn loads it into every node it starts", ""},
     {"**/gradle/wrapper/", "./gradlew runs the gradle it names", "gradle/wrapper/"},
     {"**/.mvn/wrapper/", "./mvnw runs the maven it names", ".mvn/wrapper/"},
     {".bazelversion", "bazelisk runs the bazel it names", ""},
@@ -107,6 +137,14 @@ constexpr NameRule k_self_running[] = {
     // languages.toml (its own [language-server] commands).
     {"**/.zed/settings.json", k_editor, ".zed/settings.json"},
     {"**/.helix/languages.toml", k_editor, ".helix/languages.toml"},
+    // Yarn's editor SDKs: the settings of a Plug'n'Play project point VS Code's TypeScript,
+    // ESLint and Prettier at them, which load them on open.
+    {"**/.yarn/sdks/", k_editor, ".yarn/sdks/"},
+    // Another version control system's repository: its config runs hooks and extensions
+    // (.hg/hgrc [hooks], [extensions]; .jj/repo/config.toml) on any command there, which
+    // shell prompts and editors run by themselves.
+    {"**/.hg/", "Mercurial runs its hooks and extensions for any hg command here", ".hg/"},
+    {"**/.jj/", "jj runs what its repository config says for any jj command here", ".jj/"},
     // Agent CLIs started in the project: Claude Code runs the hooks, status line and helpers
     // its settings name and the MCP servers .mcp.json names; Codex, Gemini CLI, Cursor and VS
     // Code's agent the same from theirs. All of .claude/settings*.json: the policy sees names,
@@ -143,6 +181,8 @@ constexpr NameRule k_flags[] = {
     {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".nvimrc", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".exrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
+    {".gdbinit", "runs code on your machine (gdb, where auto-load allows it)", ""},
+    {".lldbinit", "runs code on your machine (lldb, where it reads the directory's)", ""},
     {"**/.devcontainer/", k_runs, ".devcontainer/"},
     {".devcontainer.json", k_runs, ""},
     {"**/.githooks/", k_runs, ".githooks/"},
@@ -296,6 +336,10 @@ constexpr NameRule k_flags[] = {
     {"pnpm-lock.yaml", k_installs, ""},
     {"bun.lock", k_installs, ""},
     {"bun.lockb", k_installs, ""},
+    // `npm install` runs `node-gyp rebuild` by itself where a binding.gyp is (no script
+    // needed), and gyp runs the commands in `<!(...)` while it reads the files.
+    {"*.gyp", "runs code on your machine (npm install, node-gyp)", ""},
+    {"*.gypi", "runs code on your machine (npm install, node-gyp)", ""},
     // Python and its tools.
     {"setup.py", k_runs, ""},
     {"setup.cfg", k_runs, ""}, // [tool:pytest] addopts = -p plugin
@@ -303,9 +347,16 @@ constexpr NameRule k_flags[] = {
     {"conftest.py", k_runs, ""},
     {"pytest.ini", k_runs, ""},
     {".pytest.ini", k_runs, ""},
+    {"pytest.toml", k_runs, ""}, // pytest 9
+    {".pytest.toml", k_runs, ""},
     {"noxfile.py", k_runs, ""},
     {"tox.ini", k_runs, ""},
     {"hatch.toml", k_runs, ""},
+    {"hatch_build.py", "runs code on your machine (pip install, hatch build)", ""},
+    {"pdm_build.py", "runs code on your machine (pip install, pdm build)", ""},
+    {"conf.py", "runs code on your machine (sphinx-build)", ""},
+    {"mkdocs.yml", "runs code on your machine (mkdocs: hooks)", ""},
+    {"mkdocs.yaml", "runs code on your machine (mkdocs: hooks)", ""},
     {".pdbrc", k_runs, ""},
     {".pylintrc", k_runs, ""}, // init-hook
     {"pylintrc", k_runs, ""},
@@ -330,8 +381,6 @@ constexpr NameRule k_flags[] = {
     // Rust and Go.
     {"Cargo.toml", k_runs, ""},
     {"build.rs", k_runs, ""},
-    {"**/.cargo/config", k_runs, ".cargo/config"},
-    {"**/.cargo/config.toml", k_runs, ".cargo/config.toml"},
     {"Cargo.lock", k_installs, ""},
     {"go.mod", k_installs, ""}, // replace, toolchain
     {"go.work", k_installs, ""},
@@ -358,6 +407,8 @@ constexpr NameRule k_flags[] = {
     {"Gemfile.lock", k_installs, ""},
     {"*.gemspec", k_runs, ""},
     {"Rakefile", k_runs, ""},
+    {"*.rake", "runs code on your machine (rake loads rakelib/*.rake)", ""},
+    {"cpanfile", k_installs, ""},
     {".irbrc", k_runs, ""},
     {".pryrc", k_runs, ""},
     {".rspec", k_runs, ""},
@@ -368,6 +419,9 @@ constexpr NameRule k_flags[] = {
     {"composer.json", k_runs, ""},
     {"composer.lock", k_installs, ""},
     {"default.nix", k_runs, ""},
+    // What flake.nix and shell.nix import: a devShell's shellHook runs on `nix develop` (and
+    // on cd with direnv's `use flake`, which the files above are withheld for).
+    {"*.nix", "runs code on your machine (nix develop, nix build)", ""},
     {"flake.lock", k_installs, ""},
     {"Dockerfile", k_runs, ""},
     {"Containerfile", k_runs, ""},
@@ -375,6 +429,22 @@ constexpr NameRule k_flags[] = {
     {"docker-compose.yaml", k_runs, ""},
     {"compose.yml", k_runs, ""},
     {"compose.yaml", k_runs, ""},
+    // `docker compose up` merges these into compose.yaml by itself (privileged, volumes, build).
+    {"docker-compose.override.yml", k_runs, ""},
+    {"docker-compose.override.yaml", k_runs, ""},
+    {"compose.override.yml", k_runs, ""},
+    {"compose.override.yaml", k_runs, ""},
+    {"Procfile", "runs code on your machine (foreman, honcho, overmind)", ""},
+    {"Brewfile", "runs code on your machine (brew bundle)", ""}, // Ruby
+    {"Podfile", "runs code on your machine (pod install)", ""},  // Ruby
+    {"Fastfile", "runs code on your machine (fastlane)", ""},    // Ruby
+    {"Snakefile", "runs code on your machine (snakemake)", ""},  // Python
+    {"dvc.yaml", "runs code on your machine (dvc repro)", ""},
+    {"*.tf", "runs code on your machine (terraform plan)", ""}, // external data, local-exec
+    {"pixi.toml", "runs code on your machine (pixi)", ""},
+    {"devbox.json", "runs code on your machine (devbox)", ""},
+    {".dir-locals.el", "runs code on your machine (Emacs, once you accept its eval)", ""},
+    {".dir-locals-2.el", "runs code on your machine (Emacs, once you accept its eval)", ""},
     // Shell start-up files (a dotfiles repository, or a tool that sources them).
     {".bashrc", k_runs, ""},
     {".bash_profile", k_runs, ""},

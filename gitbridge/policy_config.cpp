@@ -8,6 +8,7 @@
 #include <git2.h>
 
 #include <pwd.h>
+#include <strings.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -320,34 +321,68 @@ std::optional<std::string> hooks_dir_in(const RealConfig& real) {
   return out;
 }
 
+/// A word of a command line, and whether it stands where the shell looks up a command (the
+/// first word of a command: found on PATH unless it holds a '/').
+struct CommandWord {
+  std::string text;
+  bool command = false;
+};
+
 /// Words of a command line as the shell would split it, roughly: whitespace-separated, quotes
-/// removed. Enough to find the paths a command names; never used to run anything.
-std::vector<std::string> command_words(std::string_view value) {
-  std::vector<std::string> words;
+/// removed, `;`, `|` and `&` starting a new command. A quoted word holding blanks (`sh -c
+/// 'python3 tools/x.py'`) is split again, as the command line it is. Enough to find the paths
+/// a command names; never used to run anything.
+void command_words(std::string_view value, std::vector<CommandWord>& words, int depth = 0) {
   std::string cur;
+  bool quoted_blank = false; // cur holds a blank that was quoted
+  bool at_command = true;
   char quote = 0;
+  auto flush = [&] {
+    if (cur.empty()) {
+      return;
+    }
+    if (quoted_blank && depth < 4) {
+      command_words(cur, words, depth + 1);
+    } else {
+      words.push_back({cur, at_command});
+    }
+    at_command = false;
+    cur.clear();
+    quoted_blank = false;
+  };
   for (char c : value) {
     if (quote) {
       if (c == quote) {
         quote = 0;
       } else {
+        quoted_blank = quoted_blank || c == ' ' || c == '\t';
         cur += c;
       }
     } else if (c == '\'' || c == '"') {
       quote = c;
-    } else if (c == ' ' || c == '\t' || c == ';' || c == '|' || c == '&') {
-      if (!cur.empty()) {
-        words.push_back(std::move(cur));
-        cur.clear();
-      }
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      flush();
+    } else if (c == ';' || c == '|' || c == '&' || c == '(' || c == ')' || c == '`') {
+      flush();
+      at_command = true;
     } else {
       cur += c;
     }
   }
-  if (!cur.empty()) {
-    words.push_back(std::move(cur));
+  flush();
+}
+
+/// A word naming a file of the project the command runs or reads: one holding a '/'
+/// (`tools/fsmon.sh`, `./clean`), or an argument in the worktree's top that looks like a file
+/// name (`python3 clean.py`, `sh st.sh`: a '.' in it, so that `git-lfs filter-process` or
+/// `--timeout 3600` name none). Not the command itself without a '/' (PATH finds it), not an
+/// option, not a variable or an assignment.
+bool names_a_file(const CommandWord& w) {
+  if (w.text.find('/') != std::string::npos) {
+    return true;
   }
-  return words;
+  return !w.command && w.text.front() != '-' && w.text.find('.') != std::string::npos &&
+         w.text.find_first_of("$%=*?") == std::string::npos && w.text != "." && w.text != "..";
 }
 
 /// Config keys whose value is a command git runs (with the worktree's top as the working
@@ -356,7 +391,12 @@ constexpr const char* k_command_keys =
     "^(core\\.(fsmonitor|pager|editor|sshcommand|askpass)|sequence\\.editor|gpg\\..*program|"
     "filter\\..*\\.(clean|smudge|process)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|"
     "alias\\..*|credential\\..*helper|pager\\..*|interactive\\.difffilter|"
-    "uploadpack\\.packobjectshook|core\\.gitproxy)$";
+    "uploadpack\\.packobjectshook|core\\.gitproxy|core\\.alternaterefscommand|diff\\.external|"
+    "(diff|merge)tool\\..*\\.(cmd|path)|hook\\..*\\.command|trailer\\..*\\.(command|cmd)|"
+    "remote\\..*\\.(uploadpack|receivepack)|submodule\\..*\\.update|gpg\\.ssh\\.defaultkeycommand|"
+    "sendemail\\.(.*\\.)?(sendmailcmd|smtpserver)|lfs\\.customtransfer\\..*\\.path|"
+    "lfs\\.extension\\..*\\.(clean|smudge)|web\\.browser|(browser|man)\\..*\\.(cmd|path)|"
+    "guitool\\..*\\.cmd)$";
 
 std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
                                                     const std::filesystem::path& worktree) {
@@ -408,19 +448,49 @@ std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
       add_inside(base.empty() ? *file : base / *file, "include.path");
     }
   });
+  // A file of the project git reads as data: what it ignores, the attributes that pick
+  // filters and diff drivers, whose signatures it trusts, which commits blame skips.
+  each("^(core\\.(excludesfile|attributesfile)|gpg\\.ssh\\.allowedsignersfile|"
+       "blame\\.ignorerevsfile)$",
+       [&](const git_config_entry& entry) {
+         static const char* const k_names[] = {"core.excludesFile", "core.attributesFile",
+                                               "gpg.ssh.allowedSignersFile",
+                                               "blame.ignoreRevsFile"};
+         std::string key = entry.name;
+         for (const char* name : k_names) {
+           if (strcasecmp(name, entry.name) == 0) {
+             key = name;
+           }
+         }
+         auto file = expand_user(entry.value);
+         if (!file) {
+           return;
+         }
+         const size_t before = out.size();
+         add_inside(file->is_absolute() ? *file : top / *file, "reads");
+         if (out.size() > before) {
+           out.back().key = key;
+         }
+       });
   // A command that names a file of the project (`core.fsmonitor = tools/fsmon.sh`,
   // `filter.x.clean = ./scripts/clean`, `alias.t = !sh tools/t.sh`): git runs it from the
   // worktree's top, so an agent's edit of that file runs on the person's next git command.
   each(k_command_keys, [&](const git_config_entry& entry) {
     std::string_view value = entry.value;
-    if (!value.empty() && value.front() == '!') {
+    std::string_view name = entry.name;
+    const bool shell = !value.empty() && value.front() == '!';
+    if (shell) {
       value.remove_prefix(1);
+    } else if (name.rfind("alias.", 0) == 0) {
+      return; // git's own arguments, no command of the shell's
     }
-    for (const std::string& word : command_words(value)) {
-      if (word.find('/') == std::string::npos) {
-        continue; // a command found on PATH, or an argument
+    std::vector<CommandWord> words;
+    command_words(value, words);
+    for (const CommandWord& word : words) {
+      if (!names_a_file(word)) {
+        continue;
       }
-      auto file = expand_user(word);
+      auto file = expand_user(word.text);
       if (file) {
         add_inside(file->is_absolute() ? *file : top / *file, "command");
       }

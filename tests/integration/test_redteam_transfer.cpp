@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -316,4 +317,91 @@ TEST_CASE("redteam transfer: a project script the real git config runs is withhe
      repo.path());
   CHECK_MESSAGE(!fs::exists(mark), "the person's git ran the agent's script");
   CHECK(fs::exists(repo.path() / "notes.md"));
+}
+
+// Red team 10, was a hole: what Python and git run by themselves under names the table did
+// not know landed as plain transfers: a `sitecustomize/` package (imported at every start-up
+// like sitecustomize.py), `_distutils_hack.py` (setuptools' .pth imports it at every
+// start-up), and the script of a real git config command named without a '/' (`filter.tidy
+// .clean = python3 clean.py`: runs on the person's next `git add`).
+TEST_CASE("redteam transfer: start-up packages and config scripts named without a slash do "
+          "not land") {
+  TestRepo repo;
+  repo.write("clean.py", "import sys\nsys.stdout.write(sys.stdin.read())\n");
+  repo.write(".gitattributes", "*.txt filter=tidy\n");
+  repo.write("src/app.py", "print('app')\n");
+  repo.commit_all();
+  REQUIRE(sh("git config filter.tidy.clean 'python3 clean.py'", repo.path()).status == 0);
+  MountedWorkspace w(repo);
+  TempDir marks;
+  fs::path mark = marks.path() / "ran";
+  const std::string touch = "import pathlib; pathlib.Path('" + mark.string() + "').touch()\n";
+  REQUIRE(w.in_view("mkdir -p src/sitecustomize && printf %s " + q(touch) +
+                    " > src/sitecustomize/__init__.py && printf %s " + q(touch) +
+                    " > src/_distutils_hack.py && printf %s " +
+                    q(touch + "import sys\nsys.stdout.write(sys.stdin.read())\n") +
+                    " > clean.py && echo plain > notes.md")
+              .status == 0);
+  for (const char* path : {"src/sitecustomize/__init__.py", "src/_distutils_hack.py", "clean.py"}) {
+    std::string v = verdict_of(w, path);
+    INFO(path << ": " << v);
+    CHECK(v.rfind("withheld", 0) == 0);
+  }
+  Run a = w.ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(fs::exists(repo.path() / "notes.md"));
+  sh("PYTHONPATH=src python3 -c pass; echo x > a.txt && git add a.txt", repo.path());
+  CHECK_MESSAGE(!fs::exists(mark), "the person's python3 or git ran the agent's code");
+}
+
+namespace {
+
+/// The person's tracked `shared -> ../OUTSIDE` (a directory kept beside the project); the
+/// agent replaces it with a directory of its own files.
+struct SymlinkReplacedByDirectory {
+  TestRepo repo;
+  TempDir outside;
+  std::unique_ptr<MountedWorkspace> w;
+  SymlinkReplacedByDirectory() {
+    fs::create_symlink(outside.path(), repo.path() / "shared");
+    repo.commit_all();
+    w = std::make_unique<MountedWorkspace>(repo);
+    REQUIRE(
+        w->in_view("rm shared && mkdir shared && echo x > shared/run.sh && echo y > b.md").status ==
+        0);
+  }
+};
+
+} // namespace
+
+// Red team 10, held: the agent replaces the person's directory symlink (leading out of the
+// project) by a directory; nothing it writes goes through the link, whatever paths the person
+// applies.
+TEST_CASE("redteam transfer: a symlinked directory the agent replaced is never written "
+          "through") {
+  SymlinkReplacedByDirectory s;
+  Run a = s.w->ws("apply shared/run.sh");
+  INFO("ws apply shared/run.sh: " << a.status << "\n" << a.out << a.err);
+  Run b = s.w->ws("apply");
+  INFO("ws apply: " << b.status << "\n" << b.out << b.err);
+  CHECK(fs::is_empty(s.outside.path()));
+  CHECK(fs::is_symlink(s.repo.path() / "shared"));
+}
+
+// HOLE (red team 10, robustness): replacing a tracked directory symlink by a directory is an
+// honest change, but `ws apply` fails for every path ("look at the real tree's
+// 'shared/run.sh': Too many levels of symbolic links") and nothing lands: the real tree is read
+// and checked through the link before the link's deletion lands. Needs src/transfer (the
+// check and the commit order), left to its owner.
+TEST_CASE("redteam transfer: a directory symlink replaced by a directory lands" *
+          doctest::may_fail()) {
+  SymlinkReplacedByDirectory s;
+  Run a = s.w->ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  CHECK(a.status == 0);
+  CHECK(fs::exists(s.repo.path() / "b.md"));
+  CHECK(!fs::is_symlink(s.repo.path() / "shared"));
+  CHECK(fs::exists(s.repo.path() / "shared/run.sh"));
+  CHECK(fs::is_empty(s.outside.path()));
 }

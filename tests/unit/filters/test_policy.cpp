@@ -279,10 +279,13 @@ TEST_CASE("filters::decide flags files that run code") {
   for (auto [path, label] : {std::pair{".vscode/launch.json", ".vscode/"},
                              {"x/.idea/misc.xml", ".idea/"},
                              {".githooks/pre-commit", ".githooks/"},
-                             {".devcontainer/devcontainer.json", ".devcontainer/"},
-                             {".cargo/config.toml", ".cargo/config.toml"}}) {
+                             {".devcontainer/devcontainer.json", ".devcontainer/"}}) {
     rows.push_back({path, modified(path), Verdict::Flagged, std::string(runs) + label});
   }
+  // cargo runs its rustc-wrapper for `cargo metadata`, which editors run on open.
+  rows.push_back({".cargo/config.toml", modified(".cargo/config.toml"), Verdict::Withheld,
+                  "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata: "
+                  ".cargo/config.toml"});
   rows.push_back({"CI", modified(".github/workflows/ci.yml"), Verdict::Flagged,
                   "runs in CI with the repository's secrets: .github/workflows/"});
   rows.push_back(

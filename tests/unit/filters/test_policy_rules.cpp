@@ -417,3 +417,105 @@ TEST_CASE("filters::at_or_below compares whole components") {
   CHECK(at_or_below("A/B/c", "a/b", true));
   CHECK(!at_or_below("a", "", true));
 }
+
+// Red team 10: more of what tools load by themselves from a project. Each was a plain
+// transfer before (tests/integration/test_redteam_transfer_implicit.cpp runs the real tools
+// where they are installed).
+TEST_CASE("filters::decide withholds modules Python imports at start-up, by any form") {
+  std::vector<Row> rows;
+  for (const auto& [path, label] : std::vector<std::pair<std::string, std::string>>{
+           {"sitecustomize/__init__.py", "sitecustomize/"},
+           {"src/sitecustomize/hook.py", "sitecustomize/"},
+           {"usercustomize/__init__.py", "usercustomize/"},
+           {"_distutils_hack.py", "_distutils_hack.py"},
+           {"src/_distutils_hack/__init__.py", "_distutils_hack/"},
+           {"_virtualenv.py", "_virtualenv.py"},
+           {"lib/_virtualenv/__init__.py", "_virtualenv/"},
+       }) {
+    const std::string reason = std::string(k_python) + label;
+    rows.push_back({"added", added(path), Verdict::Withheld, reason});
+    rows.push_back({"modified", modified(path), Verdict::Withheld, reason});
+    rows.push_back({"deleted", deleted(path), Verdict::Flagged, reason + " (deleted)"});
+  }
+  rows.push_back({"look-alike", added("my_sitecustomize/__init__.py"), Verdict::Transfer, ""});
+  rows.push_back({"look-alike", added("docs/_virtualenv.md"), Verdict::Transfer, ""});
+  check_rows(rows);
+}
+
+TEST_CASE("filters::decide withholds what yarn, R and other version control systems load "
+          "by themselves") {
+  const std::string yarn = "yarn loads it into every node it starts: ";
+  const std::string r = "R runs it at every start-up in the project: ";
+  std::vector<Row> rows;
+  for (const auto& [path, reason] : std::vector<std::pair<std::string, std::string>>{
+           {".pnp.cjs", yarn + ".pnp.cjs"},
+           {".pnp.js", yarn + ".pnp.js"},
+           {"app/.pnp.loader.mjs", yarn + ".pnp.loader.mjs"},
+           {".yarn/sdks/eslint/lib/api.js", std::string(k_editor) + ".yarn/sdks/"},
+           {".Rprofile", r + ".Rprofile"},
+           {"analysis/.Renviron", r + ".Renviron"},
+           {".hg/hgrc", "Mercurial runs its hooks and extensions for any hg command here: .hg/"},
+           {"vendor/x/.hg/hgrc",
+            "Mercurial runs its hooks and extensions for any hg command here: .hg/"},
+           {".jj/repo/config.toml",
+            "jj runs what its repository config says for any jj command here: .jj/"},
+           {"mise/config.toml",
+            "mise runs its env and hooks when you cd into the project: mise/config.toml"},
+       }) {
+    rows.push_back({"added", added(path), Verdict::Withheld, reason});
+    rows.push_back({"modified", modified(path), Verdict::Withheld, reason});
+  }
+  // Yarn's unpacked packages are a tool-made place, as node_modules/ is.
+  rows.push_back({"unplugged", modified(".yarn/unplugged/esbuild-npm-0.19.0/node/install.js"),
+                  Verdict::Withheld, "under .yarn/unplugged/ (packages yarn installed)"});
+  rows.push_back({"unplugged deleted", deleted(".yarn/unplugged/x/package.json"), Verdict::Withheld,
+                  "under .yarn/unplugged/ (packages yarn installed)"});
+  rows.push_back({".hgignore", added(".hgignore"), Verdict::Transfer, ""});
+  rows.push_back({".Rhistory", added(".Rhistory"), Verdict::Transfer, ""});
+  check_rows(rows);
+}
+
+TEST_CASE("filters::decide flags what a named tool merges in or runs, beside the files above") {
+  std::vector<Row> rows;
+  for (const auto& [path, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"pytest.toml", "runs code on your machine: pytest.toml"},
+           {".pytest.toml", "runs code on your machine: .pytest.toml"},
+           {"docker-compose.override.yml",
+            "runs code on your machine: docker-compose.override.yml"},
+           {"compose.override.yaml", "runs code on your machine: compose.override.yaml"},
+           {"Procfile", "runs code on your machine (foreman, honcho, overmind): Procfile"},
+           {"Brewfile", "runs code on your machine (brew bundle): Brewfile"},
+           {"ios/Podfile", "runs code on your machine (pod install): Podfile"},
+           {"fastlane/Fastfile", "runs code on your machine (fastlane): Fastfile"},
+           {"Snakefile", "runs code on your machine (snakemake): Snakefile"},
+           {"dvc.yaml", "runs code on your machine (dvc repro): dvc.yaml"},
+           {"infra/main.tf", "runs code on your machine (terraform plan): main.tf"},
+           {"pixi.toml", "runs code on your machine (pixi): pixi.toml"},
+           {"devbox.json", "runs code on your machine (devbox): devbox.json"},
+           {".dir-locals.el",
+            "runs code on your machine (Emacs, once you accept its eval): .dir-locals.el"},
+           {"binding.gyp", "runs code on your machine (npm install, node-gyp): binding.gyp"},
+           {"deps/common.gypi", "runs code on your machine (npm install, node-gyp): common.gypi"},
+           {"hatch_build.py",
+            "runs code on your machine (pip install, hatch build): hatch_build.py"},
+           {"pdm_build.py", "runs code on your machine (pip install, pdm build): pdm_build.py"},
+           {"docs/conf.py", "runs code on your machine (sphinx-build): conf.py"},
+           {"mkdocs.yml", "runs code on your machine (mkdocs: hooks): mkdocs.yml"},
+           {"rakelib/deploy.rake",
+            "runs code on your machine (rake loads rakelib/*.rake): deploy.rake"},
+           {"cpanfile", "decides what code gets installed: cpanfile"},
+           {"nix/devshell.nix", "runs code on your machine (nix develop, nix build): devshell.nix"},
+           {".gdbinit", "runs code on your machine (gdb, where auto-load allows it): .gdbinit"},
+           {".lldbinit",
+            "runs code on your machine (lldb, where it reads the directory's): .lldbinit"},
+       }) {
+    rows.push_back({"added", added(path), Verdict::Flagged, reason});
+    rows.push_back({"modified", modified(path), Verdict::Flagged, reason});
+  }
+  rows.push_back({"look-alike", added("docs/terraform.tf.md"), Verdict::Transfer, ""});
+  rows.push_back({"look-alike", added("src/config.py"), Verdict::Transfer, ""});
+  // What a self-running rule names first keeps its verdict.
+  rows.push_back({"flake.nix", added("flake.nix"), Verdict::Withheld,
+                  "direnv (use nix, use flake) runs it when you cd into the project: flake.nix"});
+  check_rows(rows);
+}

@@ -109,7 +109,7 @@ TEST_CASE("filters::decide_reachable judges a file under the names a symlink giv
   CHECK(ext.verdict == Verdict::Flagged);
   CHECK(ext.reason == "reachable as .vscode/extensions.json through the symlink .vscode -> "
                       "editor: runs code on your machine: .vscode/");
-  CHECK(decide_reachable(added("c/config.toml"), config, a).verdict == Verdict::Flagged);
+  CHECK(decide_reachable(added("c/config.toml"), config, a).verdict == Verdict::Withheld);
   CHECK(decide_reachable(added("ci/deploy.yml"), config, a).reason ==
         "reachable as .github/workflows/deploy.yml through the symlink .github/workflows -> "
         "../ci: runs in CI with the repository's secrets: .github/workflows/");
@@ -158,9 +158,9 @@ TEST_CASE("filters::decide_reachable gives a symlink standing for a guarded plac
   CHECK(verdict("node_modules", "shared/nm").reason ==
         "symlink node_modules -> shared/nm stands for node_modules/: under node_modules/");
   Decision cargo = verdict(".cargo", "c");
-  CHECK(cargo.verdict == Verdict::Flagged);
-  CHECK(cargo.reason ==
-        "symlink .cargo -> c stands for .cargo/: runs code on your machine: .cargo/config");
+  CHECK(cargo.verdict == Verdict::Withheld);
+  CHECK(cargo.reason == "symlink .cargo -> c stands for .cargo/: cargo runs the rustc it names "
+                        "(rustc-wrapper) even for cargo metadata: .cargo/config");
   CHECK(verdict(".github/workflows", "../ci").verdict == Verdict::Flagged);
   CHECK(verdict(".github", "gh").verdict == Verdict::Flagged);
   CHECK(verdict("project", "p").verdict == Verdict::Flagged); // sbt's project/*.scala
