@@ -6,6 +6,7 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/patch_cache.hpp"
 #include "src/transfer/path_cones.hpp"
+#include "src/transfer/plan_cache.hpp"
 #include "src/transfer/view_changes.hpp"
 
 #include <spdlog/spdlog.h>
@@ -25,13 +26,25 @@ constexpr size_t k_reread = 16384;
 
 constexpr const char* k_text_cache = "patch-cache";
 
-/// The names changed since `token`, as cones; nullopt when the daemon cannot list them.
-std::optional<Cones> changed_since(const Workspace& w, const std::string& token) {
+/// What changed since a kept cache's token: the names as cones, and whether none of them
+/// touches anything (nothing at all, or only ws's own staging come and gone: the cache is the
+/// one of now, as it is).
+struct Since {
+  Cones cones;
+  bool as_is = false;
+};
+
+/// nullopt when the daemon cannot list the names.
+std::optional<Since> changed_since(const Workspace& w, const StateSource& source,
+                                   const std::string& token,
+                                   const std::vector<PlannedChange>& plan) {
   std::optional<ViewChanges> since = view_changes_since(w.mountpoint, token, k_names);
   if (!since || since->everything) {
     return std::nullopt;
   }
-  return Cones(since->paths);
+  bool as_is = since->paths.empty() ||
+               only_staging_leftovers(since->paths, w.repo, source.state.upper(), plan);
+  return Since{Cones(since->paths), as_is};
 }
 
 /// For each of `moving` (sorted by path), whether it is at or below one of the cones: the
@@ -108,15 +121,33 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
       return none("no patch kept for these inputs");
     }
   }
-  std::optional<Cones> ids_since = changed_since(w, ids->token);
-  std::optional<Cones> text_since;
+  std::optional<Since> ids_since = changed_since(w, source, ids->token, plan);
+  std::optional<Since> text_since;
   if (want_text) {
-    text_since = text->token == ids->token ? ids_since : changed_since(w, text->token);
+    text_since =
+        text->token == ids->token ? ids_since : changed_since(w, source, text->token, plan);
   }
   if (!ids_since || (want_text && !text_since)) {
     return none("the daemon cannot list what changed since");
   }
+  if (ids_since->as_is && (!want_text || text_since->as_is)) {
+    // Both are of the state of now, as they are (the rule the plan cache follows).
+    KeptPatch out;
+    out.patch = std::move(ids->patch);
+    if (want_text) {
+      out.patch.text = std::move(text->patch.text);
+      out.patch.files = std::move(text->patch.files);
+      out.patch.stat = std::move(text->patch.stat);
+    }
+    if (!still_as_at(w, source, valid.token, plan)) {
+      return none("changed while read");
+    }
+    return out;
+  }
 
+  if (!by_name) {
+    return none("WS_PLAN_UPDATE=0");
+  }
   // The transferring changes, in plan order (sorted by path): one entry each.
   std::vector<const PlannedChange*> moving;
   for (const PlannedChange& p : plan) {
@@ -128,21 +159,14 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
     }
   }
   std::vector<char> reread(moving.size(), 0);
-  mark_covered(moving, *ids_since, reread);
+  mark_covered(moving, ids_since->cones, reread);
   if (want_text) {
-    mark_covered(moving, *text_since, reread);
-  }
-  if (!by_name && (!ids_since->roots().empty() || (want_text && !text_since->roots().empty()))) {
-    return none("WS_PLAN_UPDATE=0");
+    mark_covered(moving, text_since->cones, reread);
   }
 
-  // The kept entries, matched by path in order (both sorted by path).
+  // The kept entries, matched by path in order (both sorted by path; an entry out of order
+  // is only not found, and its change read again).
   std::vector<gitbridge::ManifestEntry>& kept_entries = ids->patch.manifest;
-  for (size_t k = 1; k < kept_entries.size(); ++k) {
-    if (!(kept_entries[k - 1].path < kept_entries[k].path)) {
-      return none("the kept manifest is out of order");
-    }
-  }
   std::vector<gitbridge::ManifestEntry*> entry(moving.size(), nullptr);
   size_t matched = 0;
   for (size_t t = 0, k = 0; t < moving.size(); ++t) {
