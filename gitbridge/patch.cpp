@@ -279,6 +279,7 @@ Patch build_patch(const std::vector<FilePair>& pairs, const PatchParts& parts) {
   for (const PatchFile* f : all) {
     out.text += f->text;
     out.files.push_back(f->stat);
+    out.files.back().text_size = f->text.size();
     if (parts.stat) {
       summary += f->summary;
       rows.push_back(f->row);

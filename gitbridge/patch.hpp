@@ -38,6 +38,7 @@ struct FileStat {
   size_t added = 0;
   size_t deleted = 0;
   bool binary = false;
+  size_t text_size = 0; ///< bytes of Patch::text that are this file's (files in text order)
 };
 
 /// One entry of a change's manifest: what one pair lands, identified by SHA-256.

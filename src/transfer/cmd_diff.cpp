@@ -5,7 +5,7 @@
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
-#include "src/transfer/patch_cache.hpp"
+#include "src/transfer/patch_update.hpp"
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
@@ -77,26 +77,24 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   }
   DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
   PlanRequest request{relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true};
-  // The patch a `ws diff` of this very state built (the same options): nothing is read.
-  const std::filesystem::path cache_file = r.source.state.dir / "patch-cache";
-  const std::filesystem::path manifest_file = r.source.state.dir / k_manifest_cache;
+  // The patch a `ws diff` of this state built (the same options), brought up to date with
+  // what changed since: only the changed files are read (patch_update.hpp).
   const std::string what = std::string(parts.text ? "text" : "") + (parts.stat ? " stat" : "");
+  KeptPatchRequest kept_request{&request.paths, &request.include, what, parts.stat};
   PlanValidity valid;
-  if (!pairs_needed && !checkpoint) {
+  if (!pairs_needed && !checkpoint && parts.text) {
     PlanRequest plain = request;
     plain.keep_content = false;
     plain.validity = &valid;
     r.plan = plan_transfer(w, r.source, plain);
-    std::optional<CachedPatch> kept, ids;
-    if (!valid.token.empty() && (kept = load_patch_cache(cache_file)) &&
-        kept->key == patch_cache_key(valid.inputs, what, request.paths, request.include) &&
-        (ids = load_patch_cache(manifest_file)) && ids->token == kept->token &&
-        ids->patch.id == kept->patch.id &&
-        ids->key == patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include) &&
-        still_as_at(w, r.source, kept->token, r.plan)) {
-      spdlog::debug("patch cache: the patch of now");
+    if (std::optional<KeptPatch> kept = kept_patch(w, r.source, valid, r.plan, kept_request)) {
+      spdlog::debug("patch cache: {}",
+                    kept->text_changed || kept->manifest_changed
+                        ? "updated for " + std::to_string(kept->reread) + " files"
+                        : std::string("the patch of now"));
       r.patch = std::move(kept->patch);
-      r.patch.manifest = std::move(ids->patch.manifest);
+      keep_patch(r.source, valid, kept_request, r.patch, kept->manifest_changed,
+                 kept->text_changed);
       return r;
     }
     valid = {};
@@ -106,18 +104,9 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   r.plan = plan_transfer(w, r.source, request);
   r.pairs = file_pairs(w, r.source, r.plan, &r.base_exact);
   r.patch = gitbridge::build_patch(r.pairs, parts);
-  if (!valid.token.empty()) {
-    // The id and manifest apart from the text: `ws apply --check` reads them alone
-    // (kept_check.hpp).
-    if (!pairs_needed) {
-      save_patch_cache(cache_file, valid.token,
-                       patch_cache_key(valid.inputs, what, request.paths, request.include), r.patch,
-                       PatchPart::Text);
-    }
-    save_patch_cache(manifest_file, valid.token,
-                     patch_cache_key(valid.inputs, k_manifest_key, request.paths, request.include),
-                     r.patch, PatchPart::Manifest);
-  }
+  // The id and manifest apart from the text: `ws apply --check` reads them alone
+  // (kept_check.hpp).
+  keep_patch(r.source, valid, kept_request, r.patch, true, !pairs_needed && parts.text);
   return r;
 }
 

@@ -5,7 +5,7 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/landed_versions.hpp"
 #include "src/transfer/landing.hpp"
-#include "src/transfer/patch_cache.hpp"
+#include "src/transfer/patch_update.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -14,25 +14,6 @@
 #include <cerrno>
 
 namespace ws {
-
-namespace {
-
-/// The id and manifest kept for this plan of now (by `ws apply --check` or `ws diff`), when
-/// nothing changed since they were computed.
-std::optional<gitbridge::Patch> kept_manifest(const Workspace& w, const StateSource& source,
-                                              const PlanValidity& valid,
-                                              const std::vector<std::string>& paths,
-                                              const std::vector<std::string>& include,
-                                              const std::vector<PlannedChange>& plan) {
-  std::optional<CachedPatch> kept = load_patch_cache(source.state.dir / k_manifest_cache);
-  if (kept && kept->key == patch_cache_key(valid.inputs, k_manifest_key, paths, include) &&
-      still_as_at(w, source, kept->token, plan)) {
-    return std::move(kept->patch);
-  }
-  return std::nullopt;
-}
-
-} // namespace
 
 std::optional<KeptCheck> check_from_kept(const Context& ctx, const Workspace& w,
                                          const std::vector<std::string>& given_paths,
@@ -52,13 +33,17 @@ std::optional<KeptCheck> check_from_kept(const Context& ctx, const Workspace& w,
   if (valid.token.empty()) {
     return std::nullopt;
   }
-  std::optional<gitbridge::Patch> kept = kept_manifest(w, r.source, valid, paths, include, r.plan);
+  // The kept id and manifest, brought up to date with what changed since (patch_update.hpp).
+  KeptPatchRequest kept_request{&paths, &include, "", false};
+  std::optional<KeptPatch> kept = kept_patch(w, r.source, valid, r.plan, kept_request);
   if (!kept) {
     spdlog::debug("manifest cache: none for the plan of now");
     return std::nullopt;
   }
-  r.patch = std::move(*kept);
-  r.patch.text.clear();
+  r.patch = std::move(kept->patch);
+  if (kept->manifest_changed) {
+    keep_patch(r.source, valid, kept_request, r.patch, true, false);
+  }
   const std::vector<gitbridge::ManifestEntry>& manifest = r.patch.manifest;
   ContentReader reader(w, r.source);
   fuse::BeneathOpener real(reader.real_root());
@@ -99,7 +84,9 @@ std::optional<KeptCheck> check_from_kept(const Context& ctx, const Workspace& w,
   if (at != manifest.size() || !still_as_at(w, r.source, valid.token, r.plan)) {
     return std::nullopt; // (changed while the rest was read: check it all again)
   }
-  spdlog::debug("manifest cache: the id of now");
+  spdlog::debug("manifest cache: {}", kept->manifest_changed
+                                          ? "updated for " + std::to_string(kept->reread) + " files"
+                                          : std::string("the id of now"));
   return k;
 }
 

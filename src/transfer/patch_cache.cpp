@@ -6,7 +6,7 @@
 namespace ws {
 
 namespace {
-constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '1'};
+constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '2'};
 } // namespace
 
 std::string patch_cache_key(const std::string& inputs, const std::string& what,
@@ -47,6 +47,7 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
     f.added = r.get<uint64_t>();
     f.deleted = r.get<uint64_t>();
     f.binary = r.get<char>() != 0;
+    f.text_size = r.get<uint64_t>();
   }
   uint64_t entries = r.get<uint64_t>();
   if (r.bad() || entries > data->size) {
@@ -83,6 +84,7 @@ void save_patch_cache(const std::filesystem::path& file, const std::string& toke
     w.put(static_cast<uint64_t>(f.added));
     w.put(static_cast<uint64_t>(f.deleted));
     w.put(static_cast<char>(f.binary ? 1 : 0));
+    w.put(static_cast<uint64_t>(f.text_size));
   }
   w.put(static_cast<uint64_t>(text ? 0 : p.manifest.size()));
   for (const gitbridge::ManifestEntry& m :

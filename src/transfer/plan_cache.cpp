@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string_view>
+#include <unordered_set>
 
 namespace ws {
 
@@ -134,28 +136,32 @@ bool only_staging_leftovers(const std::vector<std::string>& changed,
                             const std::filesystem::path& real, const std::filesystem::path& upper,
                             const std::vector<PlannedChange>& plan) {
   constexpr std::string_view prefix = ".ws-apply-";
-  std::vector<std::string> tops;
+  std::unordered_set<std::string_view> tops;
   for (const std::string& name : changed) {
-    std::string top = name.substr(0, name.find('/'));
-    if (top.compare(0, prefix.size(), prefix) != 0 || top.size() == prefix.size() ||
+    std::string_view top = std::string_view(name).substr(0, name.find('/'));
+    if (!top.starts_with(prefix) || top.size() == prefix.size() ||
         top.find_first_not_of("0123456789-", prefix.size()) != std::string::npos) {
       return false;
     }
-    tops.push_back(std::move(top));
+    tops.insert(top);
   }
-  for (const std::string& top : tops) {
+  for (std::string_view top : tops) {
     struct stat st {};
     for (const auto& root : {real, upper}) {
       if (::lstat((root / top).c_str(), &st) == 0 || errno != ENOENT) {
         return false;
       }
     }
-    for (const PlannedChange& p : plan) {
-      for (const std::string* path : {&p.change.path, &p.change.from}) {
-        if (path->compare(0, top.size(), top) == 0 &&
-            (path->size() == top.size() || (*path)[top.size()] == '/')) {
-          return false;
-        }
+  }
+  // No change of the plan there: one pass, and a path not starting with the prefix's first
+  // byte costs one comparison.
+  for (const PlannedChange& p : plan) {
+    for (const std::string* path : {&p.change.path, &p.change.from}) {
+      if (path->empty() || (*path)[0] != '.' || !path->starts_with(prefix)) {
+        continue;
+      }
+      if (tops.count(std::string_view(*path).substr(0, path->find('/')))) {
+        return false;
       }
     }
   }

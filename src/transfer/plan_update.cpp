@@ -5,6 +5,7 @@
 #include "fuse/meta_store.hpp"
 #include "fuse/unique_fd.hpp"
 #include "gitbridge/real_repo.hpp"
+#include "src/transfer/path_cones.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -53,58 +54,6 @@ bool decides_others(std::string_view path) {
     start = slash + 1;
   }
 }
-
-/// The listed names as cones (a name and everything below it), nested ones dropped.
-class Cones {
-public:
-  explicit Cones(const std::vector<std::string>& names) {
-    for (const std::string& n : names) {
-      std::string_view name(n);
-      while (!name.empty() && name.back() == '/') {
-        name.remove_suffix(1);
-      }
-      m_roots.emplace_back(name);
-    }
-    std::sort(m_roots.begin(), m_roots.end());
-    m_roots.erase(std::unique(m_roots.begin(), m_roots.end()), m_roots.end());
-    for (const std::string& r : m_roots) {
-      m_set.insert(r);
-    }
-    std::erase_if(m_roots, [&](const std::string& r) { return below_other(r); });
-    m_set.clear();
-    for (const std::string& r : m_roots) {
-      m_set.insert(r);
-    }
-  }
-  const std::vector<std::string>& roots() const { return m_roots; }
-  bool has_root() const { return m_set.count("") > 0; }
-  /// `path` is a root or below one: one lookup per ancestor.
-  bool covers(std::string_view path) const {
-    for (size_t end = path.size();;) {
-      if (m_set.count(path.substr(0, end))) {
-        return true;
-      }
-      size_t slash = path.rfind('/', end == 0 ? 0 : end - 1);
-      if (end == 0 || slash == std::string_view::npos) {
-        return m_set.count("") > 0;
-      }
-      end = slash;
-    }
-  }
-
-private:
-  bool below_other(std::string_view path) const {
-    for (size_t slash = path.rfind('/'); slash != std::string_view::npos;
-         slash = slash == 0 ? std::string_view::npos : path.rfind('/', slash - 1)) {
-      if (m_set.count(path.substr(0, slash))) {
-        return true;
-      }
-    }
-    return !path.empty() && m_set.count("") > 0;
-  }
-  std::vector<std::string> m_roots;
-  std::unordered_set<std::string_view> m_set;
-};
 
 /// Every path at or below `root` in the upper layer (directories too), into `out`; false
 /// when there are more than `limit`. Iterative: directories may nest deeper than a stack.

@@ -425,3 +425,116 @@ TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, ove
   MESSAGE("plans updated by name: " << updates << " of " << steps);
   CHECK(updates > steps / 4);
 }
+
+namespace {
+
+/// `ws ARGS` with the caches (and the daemon's list of names), and with WS_PLAN_CACHE=0.
+Run with_cache(const MountedWorkspace& w, const std::string& args, bool cache) {
+  if (!cache) {
+    ::setenv("WS_PLAN_CACHE", "0", 1);
+  }
+  Run r = w.ws(args);
+  ::unsetenv("WS_PLAN_CACHE");
+  return r;
+}
+
+} // namespace
+
+// The kept id, manifest and patch text brought up to date by name (src/transfer/
+// patch_update.hpp): after each of many seeded steps, `ws diff` (text and id, --json, a
+// pathspec) and `ws apply --check` (its answer and id) equal the same commands reading
+// everything. Reviewed must be what lands: an id or text that differs is a security bug.
+TEST_CASE("plan cache: the kept patch and id brought up to date by name equal a full read") {
+  TestRepo repo;
+  repo.write("src/a.c", "a\n");
+  repo.write("src/b.c", "b\n");
+  repo.write("lib/x/y.txt", "y\n");
+  repo.write("docs/r.md", "r\n");
+  repo.write("tool.sh", "#!/bin/sh\n");
+  REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  // Many files the patch has a segment each for, as an agent's generated tree.
+  REQUIRE(w.in_view("for d in m1 m2 m3; do mkdir -p gen/$d && for i in 1 2 3 4 5 6 7 8; do "
+                    "echo $d $i > gen/$d/f$i.txt; done; done && echo x >> src/a.c")
+              .status == 0);
+  const char* env_seed = std::getenv("WS_TEST_SEED"); // other interleavings, by hand
+  const unsigned seed = env_seed ? static_cast<unsigned>(std::atoi(env_seed)) : 5;
+  std::mt19937 rng(seed);
+  std::ostringstream log;
+  const int steps = 60;
+  int text_updates = 0, id_updates = 0;
+  auto compare = [&](const std::string& args, int i) {
+    Run kept = with_cache(w, "-vv " + args, true);
+    Run full = with_cache(w, args, false);
+    text_updates += kept.err.find("patch cache: updated for") != std::string::npos ? 1 : 0;
+    id_updates += kept.err.find("manifest cache: updated for") != std::string::npos ? 1 : 0;
+    if (std::getenv("WS_TEST_VERBOSE")) {
+      std::istringstream lines(kept.err);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find("cache:") != std::string::npos) {
+          MESSAGE(i << " ws " << args << " -> " << line);
+        }
+      }
+    }
+    if (kept.status != full.status || kept.out != full.out) {
+      FAIL("seed " << seed << ", step " << i << ", ws " << args << ":\nkept:\n"
+                   << kept.out << kept.err << "\nfull:\n"
+                   << full.out << full.err << "\nsteps:\n"
+                   << log.str());
+    }
+    return kept;
+  };
+  compare("diff --no-pager", -1);
+  for (int i = 0; i < steps; ++i) {
+    std::string where;
+    std::string step = plain_step(rng, where);
+    if (rng() % 3 == 0) {
+      where = "view"; // more new files, most of what an agent leaves
+      step = "mkdir -p gen/m" + std::to_string(rng() % 5) + " && echo " +
+             std::to_string(rng() % 100) + " > gen/m" + std::to_string(rng() % 5) + "/f" +
+             std::to_string(rng() % 12) + ".txt || :";
+    }
+    log << i << " " << where << ": " << step << "\n";
+    std::string cwd = where == "real" ? repo.path().string() : w.view().string();
+    sh("(cd " + q(cwd) + " && " + step + ") >/dev/null 2>&1");
+    // The kept patch and manifest are brought up to date by whichever command comes first,
+    // each from its own age: diff only, check only, both in either order, a status between.
+    switch (rng() % 6) {
+    case 0:
+      compare("diff --no-pager", i);
+      break;
+    case 1:
+      compare("apply --check", i);
+      break;
+    case 2:
+      compare("diff --no-pager", i);
+      compare("apply --check", i);
+      break;
+    case 3:
+      compare("apply --check", i);
+      compare("diff --no-pager", i);
+      break;
+    case 4:
+      w.ws("status");
+      compare("diff --json", i);
+      break;
+    default: {
+      // The id a person reviewed lands (its check), as a full check takes it.
+      Run d = compare("diff --no-pager", i);
+      size_t at = d.out.find("# ws patch ");
+      if (at != std::string::npos) {
+        std::string id = d.out.substr(at + 11, 64);
+        compare("apply --check --expect " + id, i);
+      }
+      if (rng() % 3 == 0) {
+        compare("diff --no-pager gen", i); // another key: the kept ones are set aside
+      }
+      break;
+    }
+    }
+  }
+  MESSAGE("patch texts updated by name: " << text_updates << ", ids: " << id_updates);
+  CHECK(text_updates > steps / 6);
+  CHECK(id_updates > steps / 20);
+}

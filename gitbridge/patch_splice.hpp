@@ -1,0 +1,21 @@
+#pragma once
+
+#include "gitbridge/patch.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace ws::gitbridge {
+
+/// A patch brought up to date file by file: `kept` (build_patch's text and files for some
+/// pairs, without stat) less the files `keep` leaves out, with the files of `fresh` (build_patch
+/// of other pairs) put in among them. The text and files are those build_patch gives for the
+/// kept pairs and the fresh ones together: each file's text depends on its own pair alone,
+/// and the files follow one order (libgit2's, by old path). The id, manifest and stat are left
+/// empty (the caller has the entries). nullopt when that cannot be vouched for: a rename left
+/// out or among the fresh files (its pairing looks at both sides), a path both have, files out
+/// of that order, text sizes that do not add up.
+std::optional<Patch> splice_patch(const Patch& kept, const std::vector<bool>& keep,
+                                  const Patch& fresh);
+
+} // namespace ws::gitbridge
