@@ -71,6 +71,8 @@ const char* group_name(Group g) {
     return "WITHHELD";
   case Group::Blocked:
     return "BLOCKED";
+  case Group::Found:
+    return "FOUND";
   default:
     return "transfer";
   }
@@ -94,7 +96,8 @@ bool FileEntry::decidable() const {
 
 FileState file_state(const FileEntry& f) {
   if (!f.decidable()) {
-    return FileState::Locked;
+    // Found: its verdict is not known yet, so it is not locked either.
+    return f.group == Group::Found ? FileState::Undecided : FileState::Locked;
   }
   if (!f.hunk_level || f.hunks.empty()) {
     return f.decision == Decision::Accepted   ? FileState::Accepted
@@ -124,7 +127,7 @@ ReviewModel::ReviewModel(Review review, DiffSource* source)
   auto& files = m_review.files;
   std::vector<size_t> order;
   order.reserve(files.size());
-  for (Group g : {Group::Transfer, Group::Flagged, Group::Withheld, Group::Blocked}) {
+  for (Group g : {Group::Transfer, Group::Flagged, Group::Withheld, Group::Blocked, Group::Found}) {
     auto from = static_cast<std::ptrdiff_t>(order.size());
     for (size_t i = 0; i < files.size(); ++i) {
       if (group_rank(files[i].group) == group_rank(g)) {
