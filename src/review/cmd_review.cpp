@@ -2,6 +2,7 @@
 // accepted (tree, index or patch file), keeps decisions across crashes.
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
+#include "src/cli/logging.hpp"
 #include "src/review/review_diff.hpp"
 #include "src/review/review_loader.hpp"
 #include "src/review/review_session.hpp"
@@ -9,8 +10,6 @@
 #include "src/workspace/workspace_edit.hpp"
 #include "tui/screen.hpp"
 #include "tui/session.hpp"
-
-#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -126,25 +125,24 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   return 0;
 }
 
-/// The terminal while the review is up, and the logs kept quiet meanwhile (nothing may
-/// print over the screen). end() gives the terminal back before anything is printed; so
-/// does the destructor, also when an exception unwinds.
+/// The terminal while the review is up, and the logs kept meanwhile (nothing may print over
+/// the screen): printed once it is gone (`ws -vv review` says what loading did). end() gives
+/// the terminal back before anything is printed; so does the destructor, also when an
+/// exception unwinds.
 class ReviewScreen {
 public:
-  ReviewScreen() : m_level(spdlog::get_level()), m_terminal(tui::open_terminal()) {
-    spdlog::set_level(spdlog::level::off);
-  }
+  ReviewScreen() : m_terminal(tui::open_terminal()) {}
   ~ReviewScreen() { end(); }
   ReviewScreen(const ReviewScreen&) = delete;
   ReviewScreen& operator=(const ReviewScreen&) = delete;
   tui::Terminal& terminal() { return *m_terminal; }
   void end() {
     m_terminal.reset();
-    spdlog::set_level(m_level);
+    m_logs.release();
   }
 
 private:
-  spdlog::level::level_enum m_level;
+  HeldLogs m_logs; ///< first: held before the terminal is taken
   std::unique_ptr<tui::Terminal> m_terminal;
 };
 
