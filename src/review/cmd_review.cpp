@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -204,11 +205,15 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     // files is not copied); `src` keeps what landing needs.
     ReviewDiffs diffs(w, src);
     tui::ReviewModel model(std::move(src.review), &diffs);
-    // Where the person was on the kept list; keys that waited for a row gone from the list
-    // of now would act on another row: they are dropped, and the person told.
+    // Where the person was on the provisional list, if they went anywhere or typed a key
+    // there (else the list of now starts at its top); keys that waited for a row gone from
+    // the list of now would act on another row: they are dropped, and the person told.
     size_t dropped = 0;
     if (outdated) {
-      if (!model.follow(*outdated)) {
+      const auto& folds = outdated->folds();
+      bool moved = outdated->cursor() > 0 || std::any_of(folds.begin(), folds.end(),
+                                                         [](const auto& f) { return f.expanded; });
+      if ((moved || session.pending() > 0) && !model.follow(*outdated)) {
         dropped = session.discard_pending();
       }
       outdated.reset();

@@ -373,13 +373,10 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
     }
   } else if (cached && changed && !changed->everything) {
-    // Shown as last planned while the update (or, if it cannot be, the full plan) runs.
-    if (request.outdated) {
-      request.outdated(cached->plan);
-      handed = true;
-    }
-    outdated_done = true;
+    // The kept plan is shown as last planned only if a full plan is needed (below): an
+    // update costs what changed, and the plan is left whole when it cannot be made.
     if (std::optional<CachedPlan> updated = updated_plan(w, source, *cached, changed->paths)) {
+      outdated_done = true; // moved into the update
       // Only the listed names planned again, merged into the kept plan: kept as the plan of
       // the token asked before anything was looked at, as a full plan would be.
       updated->token = changed->token;

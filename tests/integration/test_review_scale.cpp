@@ -109,16 +109,18 @@ TEST_CASE("review scale: the list as last planned shows while the plan of now is
     return;
   }
   HeldLoad held(10);
-  // `ws status` keeps its plan; then the agent writes one more file: that plan is out of
-  // date, the review plans in full (held by the gate) and shows the kept list meanwhile.
+  // `ws status` keeps its plan; then the agent writes a .gitignore: that plan is out of
+  // date, and since a .gitignore decides other paths' verdicts, it cannot be brought up to
+  // date by name: the review plans in full (held by the gate) and shows the kept list
+  // meanwhile.
   REQUIRE(held.w.ws("status").status == 0);
-  REQUIRE(held.w.in_view("echo late > late.txt").status == 0);
+  REQUIRE(held.w.in_view("echo '*.log' > .gitignore").status == 0);
   ReviewTerminal t = held.review(140);
   t.wait_for("the list as last planned");
   std::string s = t.screen();
   check_has_all(s, {">[ ] D README.md", "[ ] A new.txt", "WITHHELD (1,001)", "1,000 files",
                     "deciding what may land"});
-  CHECK(s.find("late.txt") == npos); // not planned yet
+  CHECK(s.find(".gitignore") == npos); // not planned yet
   CHECK(s.find("decided") == npos);
   // Moving acts at once, on the list shown, while the plan of now is still held back.
   t.keys("j", ">[ ] A new.txt");
@@ -129,11 +131,11 @@ TEST_CASE("review scale: the list as last planned shows while the plan of now is
   t.keys("k", "4 keys waiting");
   CHECK(t.screen().find(">[ ] M notes.txt") != npos);
   held.open_gate();
-  // The list of now: late.txt came in above, and the cursor stayed on notes.txt, where the
-  // waiting keys act: into its diff and back, reject it (on to src/main.c), up again.
+  // The list of now: .gitignore came in above, and the cursor stayed on notes.txt, where
+  // the waiting keys act: into its diff and back, reject it (on to src/main.c), up again.
   t.wait_for("1/5 decided"); // tool.sh and node_modules/ are withheld
   s = t.screen();
-  check_has_all(s, {"[ ] A late.txt", "[ ] A new.txt", ">[-] M notes.txt", "[ ] M src/main.c"});
+  check_has_all(s, {"[ ] A .gitignore", "[ ] A new.txt", ">[-] M notes.txt", "[ ] M src/main.c"});
   CHECK(s.find("as last planned") == npos);
   t.keys("q", "Leave without landing");
   t.keys("y", "ws-exit=0");
@@ -145,7 +147,8 @@ TEST_CASE("review scale: keys that waited for a row gone from the list of now ac
   }
   HeldLoad held(1);
   REQUIRE(held.w.ws("status").status == 0);
-  REQUIRE(held.w.in_view("rm new.txt").status == 0); // since the kept plan
+  // Since the kept plan: a .gitignore (a full plan, the kept list shown meanwhile).
+  REQUIRE(held.w.in_view("rm new.txt && echo '*.log' > .gitignore").status == 0);
   ReviewTerminal t = held.review(120);
   t.wait_for("the list as last planned");
   t.keys("j", ">[ ] A new.txt");
@@ -155,7 +158,7 @@ TEST_CASE("review scale: keys that waited for a row gone from the list of now ac
   std::string s = t.screen();
   CHECK(s.find("new.txt") == npos);
   CHECK(s.find("[-]") == npos); // rejected nothing else in its place
-  check_has_all(s, {"0/3 decided", "M notes.txt"});
+  check_has_all(s, {"0/4 decided", "M notes.txt"});
   t.keys("q", "ws-exit=0");
 }
 
