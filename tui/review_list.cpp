@@ -506,7 +506,9 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
     overridden += files[i].overridden ? 1 : 0;
     ++by_status[files[i].status];
   }
-  std::string verdict = std::string(group_name(first.group)) + ": " + fold.full_reason();
+  std::string verdict =
+      std::string(group_name(first.group)) + ": " +
+      (first.group == Group::Found ? std::string("deciding what may land") : fold.full_reason());
   if (overridden == fold.files()) {
     verdict += "  (taken on your request)";
   } else if (first.overridable) {

@@ -23,7 +23,11 @@ std::vector<DiffRow> logical_rows(const FileEntry& f) {
   std::string title = std::string(1, f.status) + "  " +
                       (f.old_path != f.path ? f.old_path + " -> " + f.path : f.path);
   rows.push_back({DiffRow::Kind::Title, -1, -1, title});
-  if (f.group != Group::Transfer) {
+  if (f.group == Group::Found) {
+    // Said here, not held by each of 100,000 entries: the list is made while they load.
+    rows.push_back({DiffRow::Kind::Note, -1, -1, "FOUND: deciding what may land"});
+    rows.push_back({DiffRow::Kind::Note, -1, -1, "its diff shows once it has its verdict"});
+  } else if (f.group != Group::Transfer) {
     std::string note = std::string(group_name(f.group)) + ": " + f.reason;
     if (f.overridable && !f.overridden) {
       note += "  (o: take it anyway)";

@@ -90,9 +90,7 @@ tui::FileEntry found_entry(const fuse::Change& c, size_t index) {
   f.status = status_letter(c);
   f.path = c.path;
   f.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
-  f.group = tui::Group::Found;
-  f.reason = "deciding what may land";
-  f.notes = {"its diff shows once it has its verdict"};
+  f.group = tui::Group::Found; // its reason and notes are the group's (tui::logical_rows)
   f.source = index;
   f.counted = false;
   return f;

@@ -509,7 +509,8 @@ TEST_CASE("tui::ReviewModel the changes found before their verdicts: one row per
   was.verdicts_pending = true;
   for (auto& f : was.files) {
     f.group = Group::Found;
-    f.reason = "deciding what may land";
+    f.reason.clear();
+    f.notes.clear();
     f.overridable = false;
   }
   ReviewModel old(was);
@@ -522,6 +523,10 @@ TEST_CASE("tui::ReviewModel the changes found before their verdicts: one row per
     CHECK_MESSAGE(screen.find(text) != std::string::npos, std::string(text) << " in\n" << screen);
   }
   CHECK(screen.find("decided") == std::string::npos);
+  go_to(old, 1); // README.md: what it is, not a diff yet
+  screen = render(old, 120, 30).dump();
+  CHECK(screen.find("FOUND: deciding what may land") != std::string::npos);
+  CHECK(screen.find("its diff shows once it has its verdict") != std::string::npos);
   CHECK(old.apply(Action::Accept) == Effect::Message);
   CHECK_FALSE(old.any_decision());
   go_to(old, shown_entry(old, "node_modules/"));
