@@ -10,18 +10,24 @@
 # --dir DIR keeps the workspace in DIR and reuses it next time (making 100,000 files through
 # the view takes minutes). --before OLD_WS opens the same workspace with another build too,
 # alternating with WS_BINARY, --runs times each (default 1): before/after in the same run.
-# Each binary opens the review twice per run:
+# Each binary opens the review three times per run:
 #   kept   right after its own `ws status`: the kept plan (docs/transfer.md, "The plan
 #          cache") is the plan of now
 #   stale  after the agent wrote one file since: the kept plan is out of date, the review
-#          plans in full (and shows the kept list meanwhile, where it does)
+#          brings it up to date by name or plans in full (and shows the kept list meanwhile,
+#          where it does)
+#   none   with no kept plan at all (as after a session, or a new binary): the review plans
+#          in full (and shows the changes found before their verdicts meanwhile, where it
+#          does)
 # Reported, per open:
 #   screen  the review's screen is up and takes keys (they are kept while it loads)
 #   list    a list of the changes is on screen (the kept one while planning, or the final)
 #   final   the list of now is shown (every change has its verdict; decisions may be made)
 #   cpu     the review's CPU time (user+sys) when each was shown
 #   keys    three keys typed right after the first screen (j j r) came out in order: the
-#           third file rejected
+#           third file rejected; or, where the row the cursor was on is not in the list of
+#           now (a directory found before the verdicts, whose files transfer), not applied
+#           and the person told so (never applied to another row)
 # and once per binary, expanding the largest folded directory (Enter). Wall times move with
 # the machine's load; read the CPU times and the ratios within one run. Needs tmux.
 set -euo pipefail
@@ -122,12 +128,15 @@ echo "new files: $N  withheld: $WITHHELD  changed text files: $CHANGED  sparse w
 echo "git status -uall in the view:  $(secs "$t0" "$t1") s"
 echo "ws status:                     $(secs "$t1" "$t2") s"
 
-# One open of the review by binary $1 in state $2 (kept or stale); prints one line.
+# One open of the review by binary $1 in state $2 (kept, stale or none); prints one line.
 touched=0
 open_review() {
   local bin=$1 state=$2 expand=${3:-}
   rm -f "$XDG_DATA_HOME"/ws/*/default/review-decisions
   "$bin" status >/dev/null # the plan of now, kept under the daemon's token
+  if [ "$state" = none ]; then
+    rm -f "$XDG_DATA_HOME"/ws/*/default/plan-cache
+  fi
   if [ "$state" = stale ]; then
     touched=$((touched + 1))
     echo "written by the agent $touched" >"$VIEW/agent-wrote-this.txt"
@@ -148,7 +157,7 @@ open_review() {
   hz=$(getconf CLK_TCK)
   for (( ; ; )); do
     s=$(screen)
-    if [ -z "$list" ] && grep -q "decided\|as last planned" <<<"$s"; then
+    if [ -z "$list" ] && grep -q "decided\|as last planned\|the changes found" <<<"$s"; then
       list=$(now)
       list_cpu=$(awk -v hz="$hz" '{printf "%.2f", ($14+$15)/hz}' "/proc/$pid/stat")
     fi
@@ -160,6 +169,7 @@ open_review() {
   keys="NOT applied"
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     if screen | grep -q '^>\[-\]\|^ \[-\]'; then keys="in order"; break; fi
+    if screen | grep -q 'not applied: the row you were on'; then keys="not applied, said"; break; fi
     sleep 0.1
   done
   printf '%-7s %-6s screen %5s s  list %5s s (cpu %4s s)  final %5s s (cpu %4s s)  keys %s  load %s\n' \
@@ -195,6 +205,7 @@ for ((run = 1; run <= RUNS; run++)); do
     [ "$run" = 1 ] && expand="expand"
     open_review "$bin" kept "$expand"
     open_review "$bin" stale
+    open_review "$bin" none
   done
 done
 rm -f "$VIEW/agent-wrote-this.txt"

@@ -11,7 +11,8 @@ std::vector<FoldedDir> fold_directories(const std::vector<FoldPath>& paths, std:
   std::vector<filters::FoldItem> items;
   items.reserve(paths.size());
   for (const FoldPath& p : paths) {
-    bool held = p.group == Group::Withheld || p.group == Group::Blocked;
+    // Changes found before their verdicts fold too: that list is where they are, by directory.
+    bool held = p.group == Group::Withheld || p.group == Group::Blocked || p.group == Group::Found;
     // A symlink leaving the project inside a tool's tree (a virtual environment's
     // bin/python) is counted in the tree's row, as the reports count it.
     std::string_view ordinary = held ? filters::ordinary_in_tree(p.reason) : std::string_view();

@@ -134,6 +134,7 @@ Style group_style(Group g) {
   return g == Group::Flagged    ? Style::Flagged
          : g == Group::Withheld ? Style::Withheld
          : g == Group::Blocked  ? Style::Blocked
+         : g == Group::Found    ? Style::Note
                                 : Style::Group;
 }
 
@@ -227,7 +228,7 @@ std::vector<Row> list_rows(const ReviewModel& m, size_t width, int body) {
     RowBuilder(rows.back(), width).add(" nothing changed", Style::Dim).fill(Style::Normal);
     return rows;
   }
-  size_t in_group[4] = {};
+  size_t in_group[5] = {};
   for (const auto& f : files) {
     ++in_group[static_cast<size_t>(f.group)];
   }
@@ -479,7 +480,8 @@ Frame render(const ReviewModel& m, int width, int height, const Overlay& overlay
   // Title: what is reviewed and how far along.
   size_t total = m.decidable_files();
   std::string title = " ws review  workspace '" + m.review().workspace + "'  ";
-  title += m.review().provisional
+  title += m.review().verdicts_pending ? "loading: the changes found, deciding what may land"
+           : m.review().provisional
                ? "the list as last planned, updating"
                : "patch " + m.review().id.substr(0, 8) + "  " + std::to_string(m.decided_files()) +
                      "/" + std::to_string(total) + " decided";

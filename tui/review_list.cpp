@@ -60,6 +60,74 @@ std::vector<FoldPath> fold_paths(const std::vector<FileEntry>& files,
   return paths;
 }
 
+/// Lists the files of each direct fold of `dirs` together, where the first of them is
+/// (before the subdirectories whose paths sort between them), so that every fold is a range
+/// of the list; the other files keep their places. `order` holds the indices of files
+/// [first, first + order.size()) in the order `dirs` were found in (they index into it),
+/// and follows each file to its new place. Returns, for each of those files, its new index
+/// (empty when none moved).
+std::vector<size_t> list_direct_together(std::vector<FileEntry>& files, size_t first,
+                                         std::vector<size_t>& order,
+                                         const std::vector<FoldedDir>& dirs) {
+  if (std::none_of(dirs.begin(), dirs.end(), [](const FoldedDir& d) { return d.direct; })) {
+    return {};
+  }
+  size_t n = order.size();
+  std::vector<size_t> direct_of(n, SIZE_MAX); // by index into the range
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    for (size_t k : dirs[d].members) {
+      direct_of[order[k] - first] = d;
+    }
+  }
+  std::vector<size_t> listed; // indices in their new order
+  listed.reserve(n);
+  for (size_t i = first; i < first + n; ++i) {
+    size_t d = direct_of[i - first];
+    if (d == SIZE_MAX) {
+      listed.push_back(i);
+    } else if (order[dirs[d].members.front()] == i) {
+      for (size_t k : dirs[d].members) {
+        listed.push_back(order[k]);
+      }
+    }
+  }
+  std::vector<size_t> moved_to(n);
+  std::vector<FileEntry> relisted;
+  relisted.reserve(n);
+  for (size_t i : listed) {
+    moved_to[i - first] = first + relisted.size();
+    relisted.push_back(std::move(files[i]));
+  }
+  std::move(relisted.begin(), relisted.end(), files.begin() + static_cast<std::ptrdiff_t>(first));
+  for (size_t& i : order) {
+    i = moved_to[i - first];
+  }
+  return moved_to;
+}
+
+/// What folds directly below `fold` (a directory of one reason): directories, and with
+/// `min_direct`, the files directly in a directory, that many or more of one reason
+/// (`lib/*.js`), but not every file of the directory opened as one row again (the person
+/// asked to see them). A directory holding one directory and nothing else would open onto a
+/// single row: it is gone through, down to where the files spread out. Indices are into
+/// files [fold.begin, fold.end), where each subdirectory's files are together.
+std::vector<FoldedDir> dirs_below(const std::vector<FileEntry>& files, const Fold& fold,
+                                  size_t min_direct) {
+  std::vector<size_t> members(fold.files());
+  std::iota(members.begin(), members.end(), fold.begin);
+  std::vector<FoldPath> paths = fold_paths(files, members);
+  auto below = [&](const std::string& dir) {
+    std::vector<FoldedDir> dirs = fold_directories(paths, dir, 2, min_direct);
+    std::erase_if(dirs, [&](const FoldedDir& d) { return d.direct && d.files() == paths.size(); });
+    return dirs;
+  };
+  std::vector<FoldedDir> dirs = below(fold.dir);
+  while (dirs.size() == 1 && !dirs[0].direct && dirs[0].begin == 0 && dirs[0].end == paths.size()) {
+    dirs = below(dirs[0].dir);
+  }
+  return dirs;
+}
+
 const char* status_word(char status) {
   switch (status) {
   case 'A':
@@ -97,64 +165,52 @@ void ReviewModel::build_folds() {
   }
   std::vector<FoldedDir> dirs =
       fold_directories(fold_paths(files, order), {}, 2, filters::k_direct_fold_min);
-  // The files of a direct fold (`src/*.o`) are listed together where the first of them is,
-  // so every fold is a range of the list; the others keep their places.
-  std::vector<size_t> direct_of(files.size(), SIZE_MAX);
-  for (size_t d = 0; d < dirs.size(); ++d) {
-    for (size_t k : dirs[d].members) {
-      direct_of[order[k]] = d;
-    }
-  }
-  if (std::any_of(dirs.begin(), dirs.end(), [](const FoldedDir& d) { return d.direct; })) {
-    std::vector<size_t> listed; // model indices in their new order
-    listed.reserve(files.size());
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (direct_of[i] == SIZE_MAX) {
-        listed.push_back(i);
-      } else if (order[dirs[direct_of[i]].members.front()] == i) {
-        for (size_t k : dirs[direct_of[i]].members) {
-          listed.push_back(order[k]);
-        }
-      }
-    }
-    std::vector<size_t> moved_to(files.size());
-    std::vector<FileEntry> relisted;
-    relisted.reserve(files.size());
-    for (size_t i : listed) {
-      moved_to[i] = relisted.size();
-      relisted.push_back(std::move(files[i]));
-    }
-    files = std::move(relisted);
-    for (size_t& i : order) {
-      i = moved_to[i];
-    }
-  }
+  list_direct_together(files, 0, order, dirs);
   add_folds(files, order, dirs, -1, m_folds);
 }
 
-std::vector<Fold> ReviewModel::children_of(const Fold& fold, int parent) const {
+std::vector<Fold> ReviewModel::children_of(size_t k, std::vector<size_t>& moved) {
+  const Fold& fold = m_folds[k];
   if (!fold.glob.empty()) {
     return {}; // files directly in one directory: nothing below them folds
   }
   std::vector<size_t> members(fold.files());
   std::iota(members.begin(), members.end(), fold.begin);
-  std::vector<FoldPath> paths = fold_paths(m_review.files, members);
-  // A directory holding one directory and nothing else would open onto a single row: go
-  // down to where the files spread out.
-  std::string under = fold.dir;
-  std::vector<FoldedDir> dirs = fold_directories(paths, under);
-  while (dirs.size() == 1 && dirs[0].begin == 0 && dirs[0].end == paths.size()) {
-    under = dirs[0].dir;
-    dirs = fold_directories(paths, under);
-  }
+  std::vector<FoldedDir> dirs = dirs_below(m_review.files, fold, filters::k_direct_fold_min);
+  moved = list_direct_together(m_review.files, fold.begin, members, dirs);
   std::vector<Fold> out;
-  add_folds(m_review.files, members, dirs, parent, out);
+  add_folds(m_review.files, members, dirs, static_cast<int>(k), out);
   return out;
 }
 
-void ReviewModel::expand(size_t k) {
+std::vector<Fold> ReviewModel::child_dirs(const Fold& fold) const {
+  if (!fold.glob.empty()) {
+    return {};
+  }
+  std::vector<size_t> members(fold.files());
+  std::iota(members.begin(), members.end(), fold.begin);
+  std::vector<Fold> out;
+  add_folds(m_review.files, members, dirs_below(m_review.files, fold, 0), -1, out);
+  return out;
+}
+
+void ReviewModel::expand(size_t k, size_t* track) {
   if (!m_folds[k].children_known) {
-    std::vector<Fold> children = children_of(m_folds[k], static_cast<int>(k));
+    std::vector<size_t> moved;
+    std::vector<Fold> children = children_of(k, moved);
+    // Its files listed anew (a direct fold's together): whatever pointed at one follows it.
+    size_t first = m_folds[k].begin, end = m_folds[k].end;
+    auto follow_file = [&](size_t& i) {
+      if (!moved.empty() && i >= first && i < end) {
+        i = moved[i - first];
+      }
+    };
+    follow_file(m_selected);
+    std::for_each(m_cache.begin(), m_cache.end(), follow_file);
+    follow_file(m_job.start);
+    if (track) {
+      follow_file(*track);
+    }
     m_folds.insert(m_folds.end(), children.begin(), children.end());
     m_folds[k].children_known = true;
   }
@@ -185,7 +241,8 @@ void ReviewModel::rebuild_entries() {
     row += e.header ? 1 : 0;
     e.row = row;
     // Within an expanded directory the reason is its row's: not repeated under each file.
-    e.reason = g != Group::Transfer && open.empty();
+    // Changes found before their verdicts have none yet (the title says so).
+    e.reason = g != Group::Transfer && g != Group::Found && open.empty();
     row += e.reason ? 2 : 1;
     m_entries.push_back(e);
   };
@@ -295,8 +352,13 @@ bool ReviewModel::follow(const ReviewModel& other) {
   }
   set_page(other.m_list_rows, other.m_diff_rows, other.m_diff_cols); // the same screen
   // Its expanded directories, outer ones first (a fold is found after the one it is in).
+  // A directory of changes found before their verdicts is the same directory in any group.
   auto group_of = [](const ReviewModel& m, const Fold& f) {
     return m.m_review.files[f.begin].group;
+  };
+  auto same_group = [&](const Fold& mine, const Fold& theirs) {
+    Group g = group_of(other, theirs);
+    return g == Group::Found || group_of(*this, mine) == g;
   };
   for (const Fold& theirs : other.m_folds) {
     if (!theirs.expanded) {
@@ -305,7 +367,7 @@ bool ReviewModel::follow(const ReviewModel& other) {
     for (size_t k = 0; k < m_folds.size(); ++k) {
       const Fold& mine = m_folds[k];
       if (!mine.expanded && mine.dir == theirs.dir && mine.glob == theirs.glob &&
-          group_of(*this, mine) == group_of(other, theirs) &&
+          same_group(mine, theirs) &&
           (mine.parent < 0 || m_folds[static_cast<size_t>(mine.parent)].expanded)) {
         expand(k);
         break;
@@ -323,9 +385,21 @@ bool ReviewModel::follow(const ReviewModel& other) {
       if (m_entries[e].kind == ListEntry::Kind::Fold &&
           m_folds[m_entries[e].index].dir == theirs.dir &&
           m_folds[m_entries[e].index].glob == theirs.glob &&
-          group_of(*this, m_folds[m_entries[e].index]) == group_of(other, theirs)) {
+          same_group(m_folds[m_entries[e].index], theirs)) {
         target = e;
         found = true;
+        break;
+      }
+    }
+    // A directory found before the verdicts that does not fold now (its files transfer):
+    // the cursor on its first file. Still not found: keys typed for the directory would
+    // act on one file.
+    std::string below = theirs.dir + "/";
+    for (size_t i = 0; !found && group_of(other, theirs) == Group::Found && theirs.glob.empty() &&
+                       i < m_review.files.size();
+         ++i) {
+      if (m_review.files[i].path.starts_with(below)) {
+        target = reveal(i);
         break;
       }
     }
@@ -378,7 +452,7 @@ size_t ReviewModel::reveal(size_t index) {
     if (e != static_cast<size_t>(-1) || k < 0) {
       return e == static_cast<size_t>(-1) ? 0 : e;
     }
-    expand(static_cast<size_t>(k));
+    expand(static_cast<size_t>(k), &index);
     rebuild_entries();
   }
 }
@@ -432,7 +506,9 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
     overridden += files[i].overridden ? 1 : 0;
     ++by_status[files[i].status];
   }
-  std::string verdict = std::string(group_name(first.group)) + ": " + fold.full_reason();
+  std::string verdict =
+      std::string(group_name(first.group)) + ": " +
+      (first.group == Group::Found ? std::string("deciding what may land") : fold.full_reason());
   if (overridden == fold.files()) {
     verdict += "  (taken on your request)";
   } else if (first.overridable) {
@@ -446,7 +522,9 @@ std::vector<DiffRow> ReviewModel::rows_for_fold(const Fold& fold) const {
   }
   note(kinds);
   note(fold.expanded ? "listed on the left: Enter or z folds them again"
-                     : "Enter lists them; a decision here applies to every one of them");
+       : first.group == Group::Found
+           ? "Enter lists them; decisions wait for their verdicts"
+           : "Enter lists them; a decision here applies to every one of them");
   note("");
   // What is directly below: its directories with their counts, then its files.
   constexpr size_t k_shown = 200;

@@ -23,7 +23,11 @@ std::vector<DiffRow> logical_rows(const FileEntry& f) {
   std::string title = std::string(1, f.status) + "  " +
                       (f.old_path != f.path ? f.old_path + " -> " + f.path : f.path);
   rows.push_back({DiffRow::Kind::Title, -1, -1, title});
-  if (f.group != Group::Transfer) {
+  if (f.group == Group::Found) {
+    // Said here, not held by each of 100,000 entries: the list is made while they load.
+    rows.push_back({DiffRow::Kind::Note, -1, -1, "FOUND: deciding what may land"});
+    rows.push_back({DiffRow::Kind::Note, -1, -1, "its diff shows once it has its verdict"});
+  } else if (f.group != Group::Transfer) {
     std::string note = std::string(group_name(f.group)) + ": " + f.reason;
     if (f.overridable && !f.overridden) {
       note += "  (o: take it anyway)";
@@ -71,6 +75,8 @@ const char* group_name(Group g) {
     return "WITHHELD";
   case Group::Blocked:
     return "BLOCKED";
+  case Group::Found:
+    return "FOUND";
   default:
     return "transfer";
   }
@@ -94,7 +100,8 @@ bool FileEntry::decidable() const {
 
 FileState file_state(const FileEntry& f) {
   if (!f.decidable()) {
-    return FileState::Locked;
+    // Found: its verdict is not known yet, so it is not locked either.
+    return f.group == Group::Found ? FileState::Undecided : FileState::Locked;
   }
   if (!f.hunk_level || f.hunks.empty()) {
     return f.decision == Decision::Accepted   ? FileState::Accepted
@@ -124,7 +131,7 @@ ReviewModel::ReviewModel(Review review, DiffSource* source)
   auto& files = m_review.files;
   std::vector<size_t> order;
   order.reserve(files.size());
-  for (Group g : {Group::Transfer, Group::Flagged, Group::Withheld, Group::Blocked}) {
+  for (Group g : {Group::Transfer, Group::Flagged, Group::Withheld, Group::Blocked, Group::Found}) {
     auto from = static_cast<std::ptrdiff_t>(order.size());
     for (size_t i = 0; i < files.size(); ++i) {
       if (group_rank(files[i].group) == group_rank(g)) {

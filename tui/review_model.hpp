@@ -13,8 +13,9 @@
 
 namespace ws::tui {
 
-/// Where a file is listed: the transfer policy's verdict.
-enum class Group { Transfer, Flagged, Withheld, Blocked };
+/// Where a file is listed: the transfer policy's verdict. `Found`: none yet (a provisional
+/// list of the changes as found, Review::verdicts_pending).
+enum class Group { Transfer, Flagged, Withheld, Blocked, Found };
 
 enum class Decision : char { Undecided = '?', Accepted = 'a', Rejected = 'r' };
 
@@ -135,6 +136,9 @@ struct Review {
   /// review, issue 13): its verdicts may be out of date, so it is moved in, never decided
   /// on (moves_at_once()); the review of now takes its place (ReviewModel::follow).
   bool provisional = false;
+  /// Provisional, and made of the changes as found before any has its verdict (no command
+  /// kept a plan of the workspace yet): every file is in Group::Found, folded by directory.
+  bool verdicts_pending = false;
 };
 
 /// A file's overall state, for the list.
@@ -313,9 +317,16 @@ private:
   void rebuild_entries();
   void keep_cursor_visible();
   void toggle_fold(size_t fold);
-  void expand(size_t fold);
-  /// The folds directly below `fold` (a directory holding only one is gone through).
-  std::vector<Fold> children_of(const Fold& fold, int parent) const;
+  /// Shows what is below `fold`. Finding its folds the first time may list its files anew
+  /// (a direct fold's together): the cursor, the cache and `track` (a file's index) follow.
+  void expand(size_t fold, size_t* track = nullptr);
+  /// The folds directly below fold `k` (a directory holding only one is gone through), its
+  /// files listed so that each is a range; `moved` gets each file's new index (from the
+  /// fold's first), or stays empty when none moved.
+  std::vector<Fold> children_of(size_t k, std::vector<size_t>& moved);
+  /// The directories directly below `fold` that fold, as children_of finds them, without
+  /// listing anything anew (saving decisions).
+  std::vector<Fold> child_dirs(const Fold& fold) const;
   Effect fold_up();
   /// The entry showing file `index`, expanding folds until there is one.
   size_t reveal(size_t index);
@@ -385,6 +396,6 @@ std::string apply_hunks(std::string_view before, const std::vector<Hunk>& hunks,
 /// The lines of `text`, each with its '\n' (the last may have none).
 std::vector<std::string_view> split_lines(std::string_view text);
 
-const char* group_name(Group g); ///< "transfer", "FLAGGED", "WITHHELD", "BLOCKED"
+const char* group_name(Group g); ///< "transfer", "FLAGGED", "WITHHELD", "BLOCKED", "FOUND"
 
 } // namespace ws::tui

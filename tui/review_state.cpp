@@ -42,8 +42,13 @@ std::string file_key(const FileEntry& f) {
   return hex64(fnv1a(file_key_text(f)));
 }
 
-/// The files below `dir`, taken together: their keys in order.
-std::string members_key(const std::vector<FileEntry>& files, const std::vector<size_t>& members) {
+/// The files below `dir`, taken together: their keys in path order (an expanded directory
+/// lists the files directly in one of its directories together, ReviewModel::expand).
+std::string members_key(const std::vector<FileEntry>& files, std::vector<size_t> members) {
+  auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
+  if (!std::is_sorted(members.begin(), members.end(), by_path)) {
+    std::sort(members.begin(), members.end(), by_path);
+  }
   uint64_t h = fnv1a("dir");
   for (size_t i : members) {
     h = fnv1a(file_key_text(files[i]) + '\n', h);
@@ -98,7 +103,7 @@ std::string ReviewModel::save() const {
               whole_decision(f) == whole_decision(first) && !split(f);
     }
     if (!alike) {
-      std::vector<Fold> below = children_of(fold, -1);
+      std::vector<Fold> below = child_dirs(fold);
       todo.insert(todo.end(), below.begin(), below.end());
       continue;
     }

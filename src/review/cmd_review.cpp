@@ -2,6 +2,7 @@
 // accepted (tree, index or patch file), keeps decisions across crashes.
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
+#include "src/cli/logging.hpp"
 #include "src/review/review_diff.hpp"
 #include "src/review/review_loader.hpp"
 #include "src/review/review_session.hpp"
@@ -10,11 +11,10 @@
 #include "tui/screen.hpp"
 #include "tui/session.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -126,25 +126,24 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
   return 0;
 }
 
-/// The terminal while the review is up, and the logs kept quiet meanwhile (nothing may
-/// print over the screen). end() gives the terminal back before anything is printed; so
-/// does the destructor, also when an exception unwinds.
+/// The terminal while the review is up, and the logs kept meanwhile (nothing may print over
+/// the screen): printed once it is gone (`ws -vv review` says what loading did). end() gives
+/// the terminal back before anything is printed; so does the destructor, also when an
+/// exception unwinds.
 class ReviewScreen {
 public:
-  ReviewScreen() : m_level(spdlog::get_level()), m_terminal(tui::open_terminal()) {
-    spdlog::set_level(spdlog::level::off);
-  }
+  ReviewScreen() : m_terminal(tui::open_terminal()) {}
   ~ReviewScreen() { end(); }
   ReviewScreen(const ReviewScreen&) = delete;
   ReviewScreen& operator=(const ReviewScreen&) = delete;
   tui::Terminal& terminal() { return *m_terminal; }
   void end() {
     m_terminal.reset();
-    spdlog::set_level(m_level);
+    m_logs.release();
   }
 
 private:
-  spdlog::level::level_enum m_level;
+  HeldLogs m_logs; ///< first: held before the terminal is taken
   std::unique_ptr<tui::Terminal> m_terminal;
 };
 
@@ -206,11 +205,15 @@ int cmd_review(const Context& ctx, const ReviewOptions& options) {
     // files is not copied); `src` keeps what landing needs.
     ReviewDiffs diffs(w, src);
     tui::ReviewModel model(std::move(src.review), &diffs);
-    // Where the person was on the kept list; keys that waited for a row gone from the list
-    // of now would act on another row: they are dropped, and the person told.
+    // Where the person was on the provisional list, if they went anywhere or typed a key
+    // there (else the list of now starts at its top); keys that waited for a row gone from
+    // the list of now would act on another row: they are dropped, and the person told.
     size_t dropped = 0;
     if (outdated) {
-      if (!model.follow(*outdated)) {
+      const auto& folds = outdated->folds();
+      bool moved = outdated->cursor() > 0 || std::any_of(folds.begin(), folds.end(),
+                                                         [](const auto& f) { return f.expanded; });
+      if ((moved || session.pending() > 0) && !model.follow(*outdated)) {
         dropped = session.discard_pending();
       }
       outdated.reset();

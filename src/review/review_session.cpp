@@ -83,6 +83,19 @@ tui::FileEntry outdated_entry(const PlannedChange& p, size_t index) {
   return f;
 }
 
+/// The provisional list's entry for a change as found, before its verdict: where it is, and
+/// nothing else yet (Review::verdicts_pending).
+tui::FileEntry found_entry(const fuse::Change& c, size_t index) {
+  tui::FileEntry f;
+  f.status = status_letter(c);
+  f.path = c.path;
+  f.old_path = c.kind == fuse::ChangeKind::Renamed ? c.from : c.path;
+  f.group = tui::Group::Found; // its reason and notes are the group's (tui::logical_rows)
+  f.source = index;
+  f.counted = false;
+  return f;
+}
+
 /// `real_path` (the real tree's object now) should become `target` at `path`, having been
 /// `base`: the rules of `ws apply` (src/landing.hpp). Adds the landing, or returns why not.
 std::optional<std::string> land_one(std::vector<Landing>& out, const std::string& path,
@@ -152,6 +165,14 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
   ReviewSource r{live_state(w), {}, {}};
   tell("finding the changes", 0, 0);
   PlanRequest request{paths, {}, std::nullopt};
+  auto wanted = [&](const fuse::Change& c) {
+    auto within = [&](const std::string& path) {
+      return std::any_of(paths.begin(), paths.end(),
+                         [&](const std::string& s) { return fuse::path_within(path, s); });
+    };
+    return paths.empty() || within(c.path) ||
+           (c.kind == fuse::ChangeKind::Renamed && within(c.from));
+  };
   if (outdated) {
     request.outdated = [&](const std::vector<PlannedChange>& kept) {
       tui::Review list;
@@ -159,14 +180,24 @@ ReviewSource load_review(const Workspace& w, const std::vector<std::string>& pat
       list.provisional = true;
       list.files.reserve(kept.size());
       for (size_t k = 0; k < kept.size(); ++k) {
-        const fuse::Change& c = kept[k].change;
-        auto within = [&](const std::string& path) {
-          return std::any_of(paths.begin(), paths.end(),
-                             [&](const std::string& s) { return fuse::path_within(path, s); });
-        };
-        if (paths.empty() || within(c.path) ||
-            (c.kind == fuse::ChangeKind::Renamed && within(c.from))) {
+        if (wanted(kept[k].change)) {
           list.files.push_back(outdated_entry(kept[k], k));
+        }
+      }
+      if (!list.files.empty()) {
+        outdated(std::move(list));
+      }
+    };
+    // No kept plan: the changes as found, listed while their verdicts are decided.
+    request.found = [&](const std::vector<fuse::Change>& changes) {
+      tui::Review list;
+      list.workspace = w.name;
+      list.provisional = true;
+      list.verdicts_pending = true;
+      list.files.reserve(changes.size());
+      for (size_t k = 0; k < changes.size(); ++k) {
+        if (wanted(changes[k])) {
+          list.files.push_back(found_entry(changes[k], k));
         }
       }
       if (!list.files.empty()) {

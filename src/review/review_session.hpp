@@ -51,14 +51,16 @@ struct ReviewSource {
 /// How far loading got, for the loading screen; `step` names the part running.
 using LoadProgress = std::function<void(const char* step, size_t done, size_t total)>;
 
-/// The list as an earlier command planned it (tui::Review::provisional), given while the
-/// plan of now is made.
+/// A provisional list (tui::Review::provisional), given while the plan of now is made: the
+/// list as an earlier command planned it, or, when none kept its plan, the changes as found
+/// before their verdicts (tui::Review::verdicts_pending).
 using OutdatedList = std::function<void(tui::Review)>;
 
 /// The review of the workspace's changes within `paths`, without reading any content.
 /// `progress` is called now and then; it may throw to stop the load. When the plan kept by
 /// an earlier command is not the plan of now (docs/transfer.md, "The plan cache"),
-/// `outdated` gets its list first, to show while the plan is made in full.
+/// `outdated` gets its list first, to show while the plan is made in full; when there is
+/// none, it gets the changes found, before their verdicts are decided.
 ReviewSource load_review(const Workspace& w, const std::vector<std::string>& paths,
                          const LoadProgress& progress = {}, const OutdatedList& outdated = {});
 

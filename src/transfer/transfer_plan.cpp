@@ -242,13 +242,18 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
 }
 
 /// Every change of `source` within the request's pathspecs, with its verdict: the full walk.
+/// `found`, when given, gets the changes before their verdicts (PlanRequest::found).
 std::vector<PlannedChange> plan_changes(const Workspace& w, const StateSource& source,
-                                        const PlanRequest& request, const PlanProgress& progress) {
+                                        const PlanRequest& request, const PlanProgress& progress,
+                                        const decltype(PlanRequest::found)& found = nullptr) {
   timespec start{};
   ::clock_gettime(CLOCK_REALTIME, &start); // before any file is looked at: see ProbeCache
   std::vector<fuse::Change> changes =
       request.only ? fuse::compute_changes_at(w.repo, source.state, *request.only)
                    : fuse::compute_changes(w.repo, source.state);
+  if (found) {
+    found(changes);
+  }
   return plan_of_changes(w, source, request, progress, std::move(changes), {}, start, true);
 }
 
@@ -355,6 +360,7 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   std::optional<std::vector<PlannedChange>> kept;
   // The kept plan was handed to request.outdated, or moved from (nothing left to show).
   bool outdated_done = false;
+  bool handed = false; // to request.outdated: the changes found are not shown instead
   bool nothing_changed =
       cached && changed && !changed->everything &&
       (changed->paths.empty() ||
@@ -367,12 +373,10 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
       save_plan_cache(cache_file, changed->token, *inputs, *kept); // past the leftovers
     }
   } else if (cached && changed && !changed->everything) {
-    // Shown as last planned while the update (or, if it cannot be, the full plan) runs.
-    if (request.outdated) {
-      request.outdated(cached->plan);
-    }
-    outdated_done = true;
+    // The kept plan is shown as last planned only if a full plan is needed (below): an
+    // update costs what changed, and the plan is left whole when it cannot be made.
     if (std::optional<CachedPlan> updated = updated_plan(w, source, *cached, changed->paths)) {
+      outdated_done = true; // moved into the update
       // Only the listed names planned again, merged into the kept plan: kept as the plan of
       // the token asked before anything was looked at, as a full plan would be.
       updated->token = changed->token;
@@ -397,8 +401,9 @@ std::vector<PlannedChange> plan_transfer(const Workspace& w, const StateSource& 
   } else {
     if (request.outdated && !outdated_done && (cached || outdated)) {
       request.outdated(cached ? cached->plan : *outdated);
+      handed = true;
     }
-    plan = plan_changes(w, source, request, progress);
+    plan = plan_changes(w, source, request, progress, handed ? nullptr : request.found);
     if (changed && request.paths.empty()) {
       save_plan_cache(cache_file, changed->token, *inputs, plan);
     }

@@ -57,6 +57,9 @@ struct PlanRequest {
   /// before planning in full (`ws review` shows its list meanwhile); its verdicts may be out
   /// of date. Not called when there is none, or when it is used.
   std::function<void(const std::vector<PlannedChange>&)> outdated = nullptr;
+  /// Called with the changes a full plan found, before any has its verdict, when no kept
+  /// plan went to `outdated` (`ws review` lists them meanwhile). Not narrowed to `paths`.
+  std::function<void(const std::vector<fuse::Change>&)> found = nullptr;
 };
 
 /// Told how many changes have their verdict, of how many, every few hundred, on the calling

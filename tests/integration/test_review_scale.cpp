@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace ws::test;
@@ -108,16 +109,18 @@ TEST_CASE("review scale: the list as last planned shows while the plan of now is
     return;
   }
   HeldLoad held(10);
-  // `ws status` keeps its plan; then the agent writes one more file: that plan is out of
-  // date, the review plans in full (held by the gate) and shows the kept list meanwhile.
+  // `ws status` keeps its plan; then the agent writes a .gitignore: that plan is out of
+  // date, and since a .gitignore decides other paths' verdicts, it cannot be brought up to
+  // date by name: the review plans in full (held by the gate) and shows the kept list
+  // meanwhile.
   REQUIRE(held.w.ws("status").status == 0);
-  REQUIRE(held.w.in_view("echo late > late.txt").status == 0);
+  REQUIRE(held.w.in_view("echo '*.log' > .gitignore").status == 0);
   ReviewTerminal t = held.review(140);
   t.wait_for("the list as last planned");
   std::string s = t.screen();
   check_has_all(s, {">[ ] D README.md", "[ ] A new.txt", "WITHHELD (1,001)", "1,000 files",
                     "deciding what may land"});
-  CHECK(s.find("late.txt") == npos); // not planned yet
+  CHECK(s.find(".gitignore") == npos); // not planned yet
   CHECK(s.find("decided") == npos);
   // Moving acts at once, on the list shown, while the plan of now is still held back.
   t.keys("j", ">[ ] A new.txt");
@@ -128,11 +131,11 @@ TEST_CASE("review scale: the list as last planned shows while the plan of now is
   t.keys("k", "4 keys waiting");
   CHECK(t.screen().find(">[ ] M notes.txt") != npos);
   held.open_gate();
-  // The list of now: late.txt came in above, and the cursor stayed on notes.txt, where the
-  // waiting keys act: into its diff and back, reject it (on to src/main.c), up again.
+  // The list of now: .gitignore came in above, and the cursor stayed on notes.txt, where
+  // the waiting keys act: into its diff and back, reject it (on to src/main.c), up again.
   t.wait_for("1/5 decided"); // tool.sh and node_modules/ are withheld
   s = t.screen();
-  check_has_all(s, {"[ ] A late.txt", "[ ] A new.txt", ">[-] M notes.txt", "[ ] M src/main.c"});
+  check_has_all(s, {"[ ] A .gitignore", "[ ] A new.txt", ">[-] M notes.txt", "[ ] M src/main.c"});
   CHECK(s.find("as last planned") == npos);
   t.keys("q", "Leave without landing");
   t.keys("y", "ws-exit=0");
@@ -144,7 +147,8 @@ TEST_CASE("review scale: keys that waited for a row gone from the list of now ac
   }
   HeldLoad held(1);
   REQUIRE(held.w.ws("status").status == 0);
-  REQUIRE(held.w.in_view("rm new.txt").status == 0); // since the kept plan
+  // Since the kept plan: a .gitignore (a full plan, the kept list shown meanwhile).
+  REQUIRE(held.w.in_view("rm new.txt && echo '*.log' > .gitignore").status == 0);
   ReviewTerminal t = held.review(120);
   t.wait_for("the list as last planned");
   t.keys("j", ">[ ] A new.txt");
@@ -154,7 +158,7 @@ TEST_CASE("review scale: keys that waited for a row gone from the list of now ac
   std::string s = t.screen();
   CHECK(s.find("new.txt") == npos);
   CHECK(s.find("[-]") == npos); // rejected nothing else in its place
-  check_has_all(s, {"0/3 decided", "M notes.txt"});
+  check_has_all(s, {"0/4 decided", "M notes.txt"});
   t.keys("q", "ws-exit=0");
 }
 
@@ -193,8 +197,8 @@ TEST_CASE("review scale: a withheld directory taken whole lands every file - rew
               .status == 0);
   {
     ReviewTerminal t(w, repo, "", 100, 30);
-    t.wait_for("build/ +");
-    CHECK(t.screen().find("ignored by the real repository") != npos);
+    t.wait_for("ignored by the real repository"); // not the changes found: the list of now
+    CHECK(t.screen().find("build/ +") != npos);
     t.keys("o", "Take WITHHELD 'build/' (3 files: ignored by the real repository)");
     t.keys("y", "[+] A build/ +");
     // The agent writes one of them after it was taken: shown now, it says so; nothing lands.
@@ -279,5 +283,90 @@ TEST_CASE("review scale: objects built by cc are one row src/*.o, a virtual envi
   t.keys("j", ">[x] A src/f1.o");
   t.keys("z", ">[x] * src/*.o +");
   CHECK(t.screen().find("src/f12.o") == npos);
+  t.keys("q", "ws-exit=0");
+}
+
+TEST_CASE("review scale: with no kept plan, the changes found show at once, folded by directory - "
+          "moves act on them, other keys wait and act where the person was") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  HeldLoad held(10); // no command planned this workspace yet
+  ReviewTerminal t = held.review(140);
+  t.wait_for("the changes found"); // held before the first verdict
+  std::string s = t.screen();
+  check_has_all(s, {"FOUND (1,005)", ">[ ] D README.md", "[ ] A new.txt", "[ ] A node_modules/ +",
+                    "1,000 files", "[ ] M notes.txt", "[ ] A tool.sh"});
+  CHECK(s.find("node_modules/pkg0") == npos);
+  CHECK(s.find("decided") == npos);
+  // Moving, and opening a directory, act at once; a decision waits for the verdicts.
+  t.keys("j", ">[ ] A new.txt");
+  t.keys("j", ">[ ] A node_modules/ +");
+  t.keys("Enter", "node_modules/pkg9/ +");
+  t.keys("k", ">[ ] A new.txt");
+  t.keys("r", "(1 key waiting)");
+  CHECK(t.screen().find("[-]") == npos);
+  held.open_gate();
+  // The list of now: new.txt rejected (the cursor on to the next file); node_modules/
+  // withheld, still open.
+  t.wait_for("1/4 decided");
+  s = t.screen();
+  check_has_all(s, {"[-] A new.txt", ">[ ] M notes.txt", "WITHHELD (1,001)",
+                    "[x] A node_modules/ -", "node_modules/pkg0/ +"});
+  CHECK(s.find("the changes found") == npos);
+  CHECK(s.find("FOUND") == npos);
+  t.keys("q", "Leave without landing");
+  t.keys("y", "ws-exit=0");
+}
+
+TEST_CASE("review scale: one file written since the kept plan - the list of now is that plan "
+          "brought up to date by name, not a plan of everything") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  HeldLoad held(10);
+  REQUIRE(held.w.ws("status").status == 0);
+  REQUIRE(held.w.in_view("echo late > late.txt").status == 0);
+  // `ws -vv review` prints what loading did once the screen is gone.
+  fs::path log = held.gate_dir.path() / "review.log";
+  ReviewTerminal t(held.w, held.repo, "-vv 2>" + q(log.string()), 140, 30);
+  t.wait_for("decided");
+  check_has_all(t.screen(), {"[ ] A late.txt", "WITHHELD (1,001)", "[x] A node_modules/ +"});
+  t.keys("q", "ws-exit=0");
+  std::ifstream in(log);
+  std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_MESSAGE(said.find("plan cache: updated for 1 names") != npos, said);
+  CHECK_MESSAGE(said.find("planned in full") == npos, said);
+}
+
+TEST_CASE("review scale: an expanded directory folds the files directly in its directories again "
+          "(build/out/*.o), listed before the subdirectories sorting between them") {
+  if (!tmux_or_skip()) {
+    return;
+  }
+  TestRepo repo;
+  repo.write(".gitignore", "build/\n");
+  repo.commit_all();
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("mkdir -p build/out/sub build/logs && for i in 1 2 3 4 5 6; do "
+                    "echo $i > build/out/a$i.o && echo $i > build/out/t$i.o; done && "
+                    "echo x > build/out/sub/x.o && echo y > build/out/sub/y.o && "
+                    "echo l > build/logs/a.txt && echo m > build/logs/b.txt")
+              .status == 0);
+  ReviewTerminal t(w, repo, "", 120, 30);
+  t.wait_for("decided");
+  t.keys("Enter", "build/out/ +");
+  t.keys("j", ">[x] A build/logs/ +");
+  t.keys("j", ">[x] A build/out/ +");
+  t.keys("Enter", "build/out/*.o +");
+  std::string s = t.screen();
+  check_has_all(s, {"build/out/*.o +", "12 files", "build/out/sub/ +", "2 files"});
+  CHECK(s.find("build/out/a1.o") == npos);
+  CHECK(s.find("build/out/*.o +") < s.find("build/out/sub/ +"));
+  t.keys("j", ">[x] A build/out/*.o +");
+  t.keys("Enter", "build/out/t6.o");
+  t.keys("j", ">[x] A build/out/a1.o");
+  t.keys("z", ">[x] A build/out/*.o +");
+  CHECK(t.screen().find("build/out/t6.o") == npos);
   t.keys("q", "ws-exit=0");
 }

@@ -426,3 +426,123 @@ TEST_CASE("tui::ReviewModel lists the files directly in a directory as one row, 
   CHECK(again.restore(saved, true) == 24);
   CHECK(again.decided_files() == 12);
 }
+
+namespace {
+
+/// A withheld build/ of one reason: out/ holds twelve objects directly and sub/ (whose path
+/// sorts between them) two more; logs/ three logs. And one file that transfers.
+Review build_tree() {
+  Review r;
+  r.workspace = "default";
+  r.id = "review-id";
+  r.files.push_back(file("README.md", T, "", 'M'));
+  for (const char* name :
+       {"a00", "a01", "a02", "a03", "a04", "a05", "t00", "t01", "t02", "t03", "t04", "t05"}) {
+    r.files.push_back(file(std::string("build/out/") + name + ".o", W, k_ignored));
+  }
+  r.files.push_back(file("build/out/sub/x.o", W, k_ignored));
+  r.files.push_back(file("build/out/sub/y.o", W, k_ignored, 'D'));
+  for (const char* name : {"1", "2", "3"}) {
+    r.files.push_back(file(std::string("build/logs/") + name + ".txt", W, k_ignored));
+  }
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("tui::ReviewModel an expanded directory folds the files directly in its directories "
+          "again, as the reports do") {
+  ReviewModel m(build_tree());
+  fit(m, 140, 40);
+  REQUIRE(m.entries().size() == 2); // README.md, build/
+  go_to(m, shown_entry(m, "build/"));
+  CHECK(m.apply(Action::Open) == Effect::None);
+  CHECK(m.entries().size() == 2 + 2); // build/logs/, build/out/
+  go_to(m, shown_entry(m, "build/out/"));
+  CHECK(m.apply(Action::Open) == Effect::None);
+  // build/out/*.o (12 files, listed together before sub/), then build/out/sub/.
+  size_t objects = shown_entry(m, "build/out/*.o");
+  CHECK(shown_entry(m, "build/out/sub/") == objects + 1);
+  const Fold& o = m.folds()[m.entries()[objects].index];
+  CHECK(o.files() == 12);
+  CHECK(o.reason == k_ignored);
+  for (size_t i = o.begin; i < o.end; ++i) {
+    CHECK(m.files()[i].path.find("/sub/") == std::string::npos);
+  }
+  std::string screen = render(m, 140, 40).dump();
+  CHECK(screen.find("build/out/*.o +") != std::string::npos);
+  CHECK(screen.find("build/out/t03.o") == std::string::npos);
+  // It expands onto its files, in path order, and folds again.
+  go_to(m, objects);
+  CHECK(m.apply(Action::Open) == Effect::None);
+  m.apply(Action::Down);
+  REQUIRE(m.selected_file() != nullptr);
+  CHECK(m.selected_file()->path == "build/out/a00.o");
+  CHECK(m.apply(Action::FoldUp) == Effect::None);
+  CHECK(m.selected_fold()->shown() == "build/out/*.o");
+
+  // A search finds a file inside folds not yet expanded, and the cursor is on that file.
+  ReviewModel found(build_tree());
+  fit(found, 140, 40);
+  CHECK(found.search("t03.o") == Effect::None);
+  REQUIRE(found.selected_file() != nullptr);
+  CHECK(found.selected_file()->path == "build/out/t03.o");
+  CHECK(render(found, 140, 40).dump().find(">[x] A build/out/t03.o") != std::string::npos);
+
+  // A decision on build/ taken whole, with its directories listed anew, comes back whole.
+  go_to(m, shown_entry(m, "build/"));
+  CHECK(m.apply(Action::Override) == Effect::AskOverride);
+  CHECK(m.confirm_override() == Effect::Changed);
+  CHECK(m.decided_files() == 17);
+  std::string saved = m.save();
+  CHECK(saved.find("\ndir ") != std::string::npos);
+  ReviewModel again(build_tree());
+  CHECK(again.restore(saved, true) == 17);
+  CHECK(again.decided_files() == 17);
+}
+
+TEST_CASE("tui::ReviewModel the changes found before their verdicts: one row per top directory, "
+          "moved in, never decided on - the review of now takes the person's place") {
+  Review was = big();
+  was.id.clear();
+  was.provisional = true;
+  was.verdicts_pending = true;
+  for (auto& f : was.files) {
+    f.group = Group::Found;
+    f.reason.clear();
+    f.notes.clear();
+    f.overridable = false;
+  }
+  ReviewModel old(was);
+  fit(old, 120, 30);
+  // .git/, README.md, node_modules/, src/, tool.sh
+  REQUIRE(old.entries().size() == 5);
+  std::string screen = render(old, 120, 30).dump();
+  for (const char* text : {"loading: the changes found", "FOUND (256)", "[ ] * node_modules/ +",
+                           "250 files, 5 deleted", "src/ +"}) {
+    CHECK_MESSAGE(screen.find(text) != std::string::npos, std::string(text) << " in\n" << screen);
+  }
+  CHECK(screen.find("decided") == std::string::npos);
+  go_to(old, 1); // README.md: what it is, not a diff yet
+  screen = render(old, 120, 30).dump();
+  CHECK(screen.find("FOUND: deciding what may land") != std::string::npos);
+  CHECK(screen.find("its diff shows once it has its verdict") != std::string::npos);
+  CHECK(old.apply(Action::Accept) == Effect::Message);
+  CHECK_FALSE(old.any_decision());
+  go_to(old, shown_entry(old, "node_modules/"));
+  CHECK(old.apply(Action::Open) == Effect::None);
+
+  // node_modules/ is withheld now: the same row, expanded.
+  ReviewModel m(big());
+  CHECK(m.follow(old));
+  REQUIRE(m.selected_fold() != nullptr);
+  CHECK(m.selected_fold()->shown() == "node_modules/");
+  CHECK(m.selected_fold()->expanded);
+  // src/ does not fold now (its files transfer): the cursor on its first file, and the
+  // caller told (a key meant for the directory must not act on one file).
+  go_to(old, shown_entry(old, "src/"));
+  ReviewModel m2(big());
+  CHECK_FALSE(m2.follow(old));
+  REQUIRE(m2.selected_file() != nullptr);
+  CHECK(m2.selected_file()->path == "src/a.c");
+}
