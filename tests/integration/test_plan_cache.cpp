@@ -364,10 +364,8 @@ std::string plain_step(std::mt19937& rng, std::string& where) {
   }
 }
 
-} // namespace
-
-TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, over random steps") {
-  TestRepo repo;
+/// The project the seeded tests start from: sources, a text tree, an executable and a symlink.
+void commit_small_project(TestRepo& repo) {
   repo.write("src/a.c", "a\n");
   repo.write("src/b.c", "b\n");
   repo.write("lib/x/y.txt", "y\n");
@@ -375,6 +373,13 @@ TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, ove
   repo.write("tool.sh", "#!/bin/sh\n");
   REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
   repo.commit_all();
+}
+
+} // namespace
+
+TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, over random steps") {
+  TestRepo repo;
+  commit_small_project(repo);
   MountedWorkspace w(repo);
   const unsigned seed = test_seed(21);
   std::mt19937 rng(seed);
@@ -446,13 +451,7 @@ Run with_cache(const MountedWorkspace& w, const std::string& args, bool cache) {
 // everything. Reviewed must be what lands: an id or text that differs is a security bug.
 TEST_CASE("plan cache: the kept patch and id brought up to date by name equal a full read") {
   TestRepo repo;
-  repo.write("src/a.c", "a\n");
-  repo.write("src/b.c", "b\n");
-  repo.write("lib/x/y.txt", "y\n");
-  repo.write("docs/r.md", "r\n");
-  repo.write("tool.sh", "#!/bin/sh\n");
-  REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
-  repo.commit_all();
+  commit_small_project(repo);
   MountedWorkspace w(repo);
   // Many files the patch has a segment each for, as an agent's generated tree.
   REQUIRE(w.in_view("for d in m1 m2 m3; do mkdir -p gen/$d && for i in 1 2 3 4 5 6 7 8; do "

@@ -6,6 +6,7 @@
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/repository.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/tool_files.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,19 +21,6 @@ namespace fs = std::filesystem;
 using ws::filters::Verdict;
 
 namespace {
-
-bool have(const std::string& tool) {
-  return sh("command -v " + q(tool) + " >/dev/null 2>&1").status == 0;
-}
-
-void write_file(const fs::path& p, const std::string& text, bool exec = false) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-  if (exec) {
-    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                           fs::perms::others_read | fs::perms::others_exec);
-  }
-}
 
 /// The decision for a new regular file at `path`, as an agent would add it.
 ws::filters::Decision added(const std::string& path, const ws::filters::PolicyConfig& c = {}) {

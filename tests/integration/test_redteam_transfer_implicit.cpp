@@ -8,6 +8,7 @@
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/repository.hpp"
 #include "tests/support/harness.hpp"
+#include "tests/support/tool_files.hpp"
 
 #include <doctest/doctest.h>
 
@@ -24,15 +25,6 @@ namespace fs = std::filesystem;
 using ws::filters::Verdict;
 
 namespace {
-
-bool have(const std::string& tool) {
-  return sh("command -v " + q(tool) + " >/dev/null 2>&1").status == 0;
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 /// The decision for an agent's edit of the regular file at `path`, tracked in the real tree.
 ws::filters::Decision modified(const std::string& path, const ws::filters::PolicyConfig& c = {}) {
