@@ -5,6 +5,9 @@
 
 #include <sys/stat.h>
 
+#include <set>
+#include <string>
+
 namespace ws {
 
 using gitbridge::BlobSide;
@@ -62,6 +65,7 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
     out.agents = agents;
     auto source = real_of(c.from);
     auto target = real_of(c.path);
+    out.symlink_above = target.symlink_above;
     landed_base(c.from, source);
     if (target.exists && !same_blob(target.side, agents)) {
       out.how = How::Conflict;
@@ -96,6 +100,7 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
     const BlobSide& agents = pair.after;
     out.agents = agents;
     auto real = real_of(c.path);
+    out.symlink_above = real.symlink_above;
     landed_base(c.path, real);
     if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode) && real.exists &&
         S_ISDIR(real.mode)) {
@@ -108,6 +113,31 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
                  ContentReader::why_base_unknown(c));
     return out;
   }
+  }
+}
+
+void refuse_writes_through_symlinks(std::vector<Outcome>& outcomes) {
+  std::set<std::string> deleted;
+  for (const Outcome& out : outcomes) {
+    if (out.how == How::Conflict) {
+      continue;
+    }
+    for (const Landing& l : out.landings) {
+      if (!l.content.present()) {
+        deleted.insert(l.path);
+      }
+    }
+  }
+  for (Outcome& out : outcomes) {
+    if (out.how == How::Conflict || out.symlink_above.empty() ||
+        deleted.count(out.symlink_above) > 0) {
+      continue;
+    }
+    out.how = How::Conflict;
+    out.landings.clear();
+    out.conflict = quote_path(out.symlink_above) +
+                   " is a symlink in the real tree, and this apply does not delete it: "
+                   "nothing is written through it";
   }
 }
 

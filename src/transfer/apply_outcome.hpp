@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ws {
 
@@ -19,6 +20,7 @@ struct Outcome : LandingResult {
   gitbridge::BlobSide agents;   ///< the workspace's version this outcome was computed from
   gitbridge::BlobSide base;     ///< what it was merged against
   bool markers_written = false; ///< a conflict whose markers land (--conflicts=markers)
+  std::string symlink_above;    ///< a symlink on the way in the real tree (change_content.hpp)
 };
 using How = LandingResult::How;
 
@@ -31,5 +33,11 @@ using RealAfter = std::map<std::string, ContentReader::RealObject>;
 Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, bool base_exact,
                       const ContentReader& reader, const LandedVersions* landed,
                       const RealAfter* real_after = nullptr);
+
+/// Makes a conflict of each outcome that would write beneath a symlink of the real tree
+/// which no other outcome deletes: with that deletion (a directory symlink the agent replaced
+/// by a directory) the directory is made in its place, as git does; without it, nothing is
+/// ever written through the link.
+void refuse_writes_through_symlinks(std::vector<Outcome>& outcomes);
 
 } // namespace ws

@@ -25,6 +25,21 @@ bool lstat_beneath(int root, const std::string& path, struct stat& st) {
   UniqueFd fd(fuse::open_beneath(root, path, O_PATH | O_NOFOLLOW));
   return fd && ::fstat(fd.get(), &st) == 0;
 }
+/// The first directory of `path` that is a symlink beneath `root` ("" if none): git sees
+/// nothing of the tree below it.
+std::string symlink_above(int root, const std::string& path) {
+  for (size_t cut = path.find('/'); cut != std::string::npos; cut = path.find('/', cut + 1)) {
+    std::string dir = path.substr(0, cut);
+    struct stat st {};
+    if (!lstat_beneath(root, dir, st)) {
+      return {};
+    }
+    if (S_ISLNK(st.st_mode)) {
+      return dir;
+    }
+  }
+  return {};
+}
 } // namespace
 
 std::string read_all(int fd, const std::string& path) {
@@ -95,7 +110,12 @@ ContentReader::RealObject ContentReader::real(const std::string& path) const {
   RealObject out;
   struct stat st {};
   if (!lstat_beneath(m_real.get(), path, st)) {
-    if (errno != ENOENT && errno != ENOTDIR) {
+    int e = errno;
+    if (e == ELOOP) { // a symlink on the way (the last component is never followed)
+      out.symlink_above = symlink_above(m_real.get(), path);
+    }
+    if (e != ENOENT && e != ENOTDIR && out.symlink_above.empty()) {
+      errno = e;
       throw_errno("look at the real tree's", path);
     }
     return out;

@@ -33,6 +33,9 @@ public:
     bool exists = false;
     mode_t mode = 0; ///< st_mode (type bits included)
     gitbridge::BlobSide side;
+    /// Set when a symlink stands on the way to the path in the real tree (`exists` is
+    /// false: nothing is read through it): that symlink's path.
+    std::string symlink_above;
   };
   /// The real tree's object at `path` now.
   RealObject real(const std::string& path) const;

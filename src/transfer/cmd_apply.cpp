@@ -76,6 +76,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       }
     }
   }
+  refuse_writes_through_symlinks(outcomes);
   if (outcomes.empty()) {
     progress.finish();
     std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);

@@ -33,6 +33,13 @@ std::string parent_of(const std::string& path) {
   return cut == std::string::npos ? std::string() : path.substr(0, cut);
 }
 
+/// Whether `path` beneath `root` is there and no directory (a symlink is itself).
+bool is_non_directory(int root, const std::string& path) {
+  UniqueFd fd(fuse::open_beneath(root, path, O_PATH | O_NOFOLLOW));
+  struct stat st {};
+  return fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 } // namespace
 
 void RealTreeTransaction::check_directories(const std::vector<const Landing*>& landings,
@@ -48,6 +55,14 @@ void RealTreeTransaction::check_directories(const std::vector<const Landing*>& l
          d = parent_of(d)) {
     }
   }
+  // What commit deletes before it writes: a symlink or file deleted there is a directory's
+  // place (a directory symlink the agent replaced by a directory).
+  std::set<std::string> deleted;
+  for (const Landing* l : landings) {
+    if (!l->content.present()) {
+      deleted.insert(l->path);
+    }
+  }
   new_dirs = 0;
   std::set<std::string> missing;
   for (const std::string& d : dirs) {
@@ -60,13 +75,13 @@ void RealTreeTransaction::check_directories(const std::vector<const Landing*>& l
     if (fd) {
       continue;
     }
-    if (errno == ENOENT) {
+    int e = errno;
+    if (e == ENOENT || (deleted.count(d) > 0 && is_non_directory(m_root.get(), d))) {
       missing.insert(d);
       ++new_dirs;
       continue;
     }
     // A symlink or a file in the way: the walk commit makes says which, as commit would.
-    int e = errno;
     std::string leaf;
     open_parent(d + "/x", false, leaf);
     fail("cannot open directory", d, e, "nothing was changed in the real tree");

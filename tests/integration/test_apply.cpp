@@ -304,6 +304,8 @@ TEST_CASE("apply: --index with a file replaced by a directory") {
   MountedWorkspace w(repo);
   REQUIRE(w.in_view("rm src/util.h && mkdir src/util.h && echo part > src/util.h/part.h").status ==
           0);
+  Run c = w.ws("apply --check");
+  CHECK_MESSAGE(c.status == 0, c.err);
   Run a = w.ws("apply --index");
   CHECK_MESSAGE(a.status == 0, a.err);
   CHECK(sh("git diff --cached --name-status", repo.path()).out ==

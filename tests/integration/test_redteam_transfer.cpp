@@ -377,31 +377,67 @@ struct SymlinkReplacedByDirectory {
 
 // Red team 10, held: the agent replaces the person's directory symlink (leading out of the
 // project) by a directory; nothing it writes goes through the link, whatever paths the person
-// applies.
+// applies: a path beneath it alone is a conflict (the link stays), the whole change lands the
+// directory in the link's place.
 TEST_CASE("redteam transfer: a symlinked directory the agent replaced is never written "
           "through") {
   SymlinkReplacedByDirectory s;
   Run a = s.w->ws("apply shared/run.sh");
   INFO("ws apply shared/run.sh: " << a.status << "\n" << a.out << a.err);
+  CHECK(a.status != 0);
+  CHECK(fs::is_empty(s.outside.path()));
+  CHECK(fs::is_symlink(s.repo.path() / "shared"));
   Run b = s.w->ws("apply");
   INFO("ws apply: " << b.status << "\n" << b.out << b.err);
   CHECK(fs::is_empty(s.outside.path()));
-  CHECK(fs::is_symlink(s.repo.path() / "shared"));
+  CHECK(!fs::is_symlink(s.repo.path() / "shared"));
 }
 
-// HOLE (red team 10, robustness): replacing a tracked directory symlink by a directory is an
-// honest change, but `ws apply` fails for every path ("look at the real tree's
-// 'shared/run.sh': Too many levels of symbolic links") and nothing lands: the real tree is read
-// and checked through the link before the link's deletion lands. Needs src/transfer (the
-// check and the commit order), left to its owner.
-TEST_CASE("redteam transfer: a directory symlink replaced by a directory lands" *
-          doctest::may_fail()) {
+// Was a hole (red team 10, robustness): replacing a tracked directory symlink by a directory is
+// an honest change, but `ws apply` failed for every path ("look at the real tree's
+// 'shared/run.sh': Too many levels of symbolic links"): the real tree was read through the link.
+// Lands as git would: the link deleted, the directory made, its files written; --check says so
+// first, --index stages the link's removal and the new files.
+TEST_CASE("redteam transfer: a directory symlink replaced by a directory lands") {
   SymlinkReplacedByDirectory s;
-  Run a = s.w->ws("apply");
-  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  REQUIRE(s.w->ws("diff").status == 0); // the check then decides from the id and manifest kept
+  Run c = s.w->ws("apply --check");
+  INFO("ws apply --check: " << c.status << "\n" << c.out << c.err);
+  CHECK(c.status == 0);
+  CHECK(c.out.find("would apply cleanly") != npos);
+  CHECK(fs::is_symlink(s.repo.path() / "shared"));
+  Run a = s.w->ws("apply --index");
+  INFO("ws apply --index: " << a.status << "\n" << a.out << a.err);
   CHECK(a.status == 0);
   CHECK(fs::exists(s.repo.path() / "b.md"));
   CHECK(!fs::is_symlink(s.repo.path() / "shared"));
-  CHECK(fs::exists(s.repo.path() / "shared/run.sh"));
+  CHECK(s.repo.read("shared/run.sh") == "x\n");
   CHECK(fs::is_empty(s.outside.path()));
+  Run staged = sh("git ls-files -s && git status --porcelain", s.repo.path());
+  INFO(staged.out << staged.err);
+  CHECK(staged.out.find("\tshared\n") == npos); // the link's entry is gone
+  CHECK(staged.out.find("D  shared\n") != npos);
+  CHECK(staged.out.find("A  shared/run.sh\n") != npos);
+  CHECK(staged.out.find("A  b.md\n") != npos);
+}
+
+// The person repointed the link since: its deletion is a conflict, reported as any other, and
+// nothing lands (nor through the link), by --check as by apply.
+TEST_CASE("redteam transfer: a directory symlink the person changed is a conflict, not a "
+          "replacement") {
+  SymlinkReplacedByDirectory s;
+  TempDir elsewhere;
+  fs::remove(s.repo.path() / "shared");
+  fs::create_symlink(elsewhere.path(), s.repo.path() / "shared");
+  for (std::string cmd : {"apply --check", "apply"}) {
+    Run a = s.w->ws(cmd);
+    INFO("ws " << cmd << ": " << a.status << "\n" << a.out << a.err);
+    CHECK(a.status != 0);
+    CHECK(a.err.find("CONFLICT") != npos);
+    CHECK(a.err.find("nothing was applied") != npos);
+  }
+  CHECK(fs::read_symlink(s.repo.path() / "shared") == elsewhere.path());
+  CHECK(!fs::exists(s.repo.path() / "b.md"));
+  CHECK(fs::is_empty(s.outside.path()));
+  CHECK(fs::is_empty(elsewhere.path()));
 }
