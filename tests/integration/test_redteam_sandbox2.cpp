@@ -97,7 +97,10 @@ void check_toolchains_refused(const std::string& user) {
       {h / ".nvm" / "versions" / "node" / "v18.2.0",
        h / ".nvm" / "versions" / "node" / "v18.2.0" / "bin" / "node"},
   };
-  for (const auto& [w, program] : targets) {
+  for (const auto& target : targets) {
+    // Named, not bound: clang 14 cannot capture structured bindings in doctest's messages.
+    const fs::path& w = target.first;
+    const fs::path& program = target.second;
     const std::string plant = "printf '#!/bin/sh\\ntouch planted-ran\\n' > " + q(program.string()) +
                               " && chmod +x " + q(program.string()) + " && echo planted=yes";
     Run r = p.ws("run --network=off --writable " + q(w.string()) + " -- sh -c " + q(plant), path);
@@ -206,7 +209,9 @@ void check_guard_never_binds_through_symlinks(const std::string& user) {
   // home (which has a bin/, a name the guard keeps under .claude).
   const std::pair<std::string, std::string> links[] = {
       {"w1", "mkdir -p sub/.git && ln -s ../../.. sub/.git/hooks"}, {"w2", "ln -s .. .claude"}};
-  for (const auto& [dir, link] : links) {
+  for (const auto& entry : links) {
+    const std::string& dir = entry.first;
+    const std::string& link = entry.second;
     const fs::path w = p.home() / dir;
     const std::string writable = "run --network=off --profile=none --writable " + q(w.string());
     Run plant = p.ws(writable + " -- sh -c " +

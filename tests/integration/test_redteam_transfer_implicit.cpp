@@ -190,10 +190,13 @@ TEST_CASE("redteam transfer implicit: a project file the real git config reads a
 
   ws::filters::PolicyConfig config;
   ws::gitbridge::load_worktree_config(repo, config);
-  for (const auto& [path, key] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& entry : std::vector<std::pair<std::string, std::string>>{
            {"meta/attributes", "core.attributesFile"},
            {"meta/ignore", "core.excludesFile"},
            {"meta/allowed_signers", "gpg.ssh.allowedSignersFile"}}) {
+    // Named, not bound: clang 14 cannot capture structured bindings in doctest's messages.
+    const std::string& path = entry.first;
+    const std::string& key = entry.second;
     auto d = modified(path, config);
     INFO(path << ": " << d.reason);
     CHECK(d.verdict == Verdict::Flagged);
