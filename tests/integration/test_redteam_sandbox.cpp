@@ -88,6 +88,10 @@ void check_host_socket(const std::string& user, const std::string& prefix, bool 
   Run host = p.sh_as(py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
   INFO("as " << p.label() << ": from the host: " << host.out << host.err);
   REQUIRE(field(host.out, "svc") == "OK");
+  // The service notes a connection after accepting it, a moment after the client's connect()
+  // returned: wait for the host's own note before forgetting it, or it lands later and reads
+  // as the agent's.
+  REQUIRE(listener.wait_reached());
   listener.forget();
   Run r =
       p.ws("run --network=off -- " + py() + " -c " + q(k_unix_connect) + " " + q("svc=" + sock));
