@@ -111,6 +111,17 @@ std::vector<std::string> bwrap_command(const std::string& bwrap, const SandboxSp
   if (::access("/proc/sysrq-trigger", F_OK) == 0) {
     add({"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}); // root-writable, no cap
   }
+  // The files of /proc that show the host beyond the sandbox's pid namespace, masked as
+  // Docker's default maskedPaths mask them: /proc/keys and /proc/key-users list the names and
+  // owners of every key the person's uid may view (their session keyring's Kerberos caches,
+  // tokens), seccomp refusing keyctl() notwithstanding; timer_list and sched_debug name the
+  // host's processes and their timers.
+  for (const char* masked :
+       {"/proc/keys", "/proc/key-users", "/proc/timer_list", "/proc/sched_debug"}) {
+    if (::access(masked, F_OK) == 0) {
+      add({"--ro-bind", "/dev/null", masked});
+    }
+  }
   std::error_code ec;
   const char* home_env = std::getenv("HOME");
   fs::path real_home = home_env && *home_env ? fs::weakly_canonical(home_env, ec) : fs::path();

@@ -37,7 +37,8 @@ const std::string k_keyring_host =
     "os.execvp(sys.argv[1], sys.argv[1:])\n";
 
 /// Inside: looks the secret up in the session keyring and reads it (key=VALUE or
-/// key=absent), then tries to plant a key of its own there (plant=OK or the error).
+/// key=absent), tries to plant a key of its own there (plant=OK or the error), and looks for
+/// the secret's name in /proc/keys (listed=yes or no).
 const std::string k_keyring_agent =
     "import ctypes, os\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
@@ -51,7 +52,12 @@ const std::string k_keyring_agent =
     "    n = libc.syscall(L(250), L(11), L(kid), buf, L(64))\n" // KEYCTL_READ
     "    print('key=' + (buf.raw[:n].decode() if n >= 0 else 'unreadable'))\n"
     "k = libc.syscall(L(248), b'user', b'ws-redteam-planted', b'agent', L(5), L(-3))\n"
-    "print('plant=' + ('OK' if k >= 0 else os.strerror(ctypes.get_errno())))\n";
+    "print('plant=' + ('OK' if k >= 0 else os.strerror(ctypes.get_errno())))\n"
+    "try:\n"
+    "    listed = 'ws-redteam-secret' in open('/proc/keys').read()\n"
+    "except OSError:\n"
+    "    listed = False\n"
+    "print('listed=' + ('yes' if listed else 'no'))\n";
 
 void check_session_keyring(const std::string& user) {
   Person p(user);
@@ -60,6 +66,7 @@ void check_session_keyring(const std::string& user) {
                 p.project());
   INFO("as " << p.label() << ": on the host: " << host.out << host.err);
   REQUIRE(field(host.out, "key") == "hunter2");
+  REQUIRE(field(host.out, "listed") == "yes");
   Run r = sh(p.as(py() + " -c " + q(k_keyring_host) + " " +
                   p.ws_line("run --network=off -- " + py() + " -c " + q(k_keyring_agent))),
              p.project());
@@ -70,6 +77,8 @@ void check_session_keyring(const std::string& user) {
                 "the agent read a secret from the person's session keyring");
   CHECK_MESSAGE(field(r.out, "plant") != "OK",
                 "the agent planted a key in the person's session keyring");
+  CHECK_MESSAGE(field(r.out, "listed") == "no",
+                "/proc/keys shows the agent the names of the person's keys");
 }
 
 /// A service outside /run, /tmp and the homes (as postfix's master in /var/spool/postfix):
