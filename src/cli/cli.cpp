@@ -99,7 +99,8 @@ int run_cli(int argc, char** argv) {
       ->type_name("ID");
   c_log->add_flag("--commits", log.commits, "The agent's commits: id, author, message, files");
   c_log->add_flag("--verbose", log.verbose,
-                  "Also the thread that asked, where it is not the process");
+                  "Also the thread that asked, where it is not the process; with "
+                  "--commits, every path, none folded into its directory");
 
   DiffOptions diff;
   unsigned diff_checkpoint = 0;

@@ -8,6 +8,7 @@
 #include "src/daemon/daemon_client.hpp"
 #include "src/transfer/agent_commits.hpp"
 #include "src/transfer/apply_outcome.hpp"
+#include "src/transfer/commit_report.hpp"
 #include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
 #include "src/transfer/transfer_report.hpp"
@@ -281,11 +282,8 @@ int cmd_apply_commits(const Context& ctx, const ApplyOptions& o) {
       std::printf("+  %s %s  (the agent's %s)\n", gitbridge::short_id(rr.ids[i]).c_str(),
                   subject.c_str(), gitbridge::short_id(pc.info.id).c_str());
     }
-    for (const auto& c : pc.changes) {
-      if (!c.transfers()) {
-        std::printf("     left out: %s  (%s: %s)\n", quote_path(c.change.path).c_str(),
-                    filters::verdict_name(c.decision.verdict), shown_reason(c.decision).c_str());
-      }
+    for (const auto& line : commit_change_lines(pc, CommitLines::LeftOut, !o.verbose, false)) {
+      std::printf("     left out: %s\n", line.c_str());
     }
   }
   // What landed leaves the workspace where the view still holds the agent's version of it

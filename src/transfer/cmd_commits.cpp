@@ -5,31 +5,18 @@
 #include "src/cli/pager.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/agent_commits.hpp"
+#include "src/transfer/commit_report.hpp"
 #include "src/transfer/diff_result.hpp"
 #include "src/transfer/transfer_report.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
 namespace ws {
 
 namespace {
-
-std::string decision_note(const PlannedCommitChange& c) {
-  if (c.decision.verdict == filters::Verdict::Transfer) {
-    return "";
-  }
-  return std::string("  (") + filters::verdict_name(c.decision.verdict) +
-         (c.included ? ", included" : "") + ": " + shown_reason(c.decision) + ")";
-}
-
-std::string change_line(const PlannedCommitChange& c) {
-  std::string path = c.change.status == 'R'
-                         ? quote_path(c.change.old_path) + " -> " + quote_path(c.change.path)
-                         : quote_path(c.change.path);
-  return std::string(1, c.change.status) + "  " + path + decision_note(c);
-}
 
 /// The message, each line indented as git log indents it; escaped for the terminal.
 std::string indented(const std::string& message) {
@@ -117,8 +104,8 @@ int cmd_log_commits(const Context& ctx, const LogOptions& o) {
     text += "Author: " + visible_text(author_of(pc.info)) + "\n";
     text += "Date:   " + author_date(pc.info) + "\n\n";
     text += indented(pc.info.message) + "\n";
-    for (const auto& c : pc.changes) {
-      text += "  " + change_line(c) + "\n";
+    for (const auto& line : commit_change_lines(pc, CommitLines::All, !o.verbose)) {
+      text += "  " + line + "\n";
     }
     text += "\n";
   }
@@ -155,10 +142,8 @@ int cmd_diff_commits(const Context& ctx, const DiffOptions& o) {
     gitbridge::Patch patch = gitbridge::build_patch(commit_pairs(pc));
     text += patch.stat + "\n" + patch.text + "\n";
     out.write(tty ? visible_text(text, true) : text);
-    for (const auto& c : pc.changes) {
-      if (!c.transfers() || c.decision.verdict == filters::Verdict::Flagged) {
-        report += "# " + num + " " + change_line(c) + "\n";
-      }
+    for (const auto& line : commit_change_lines(pc, CommitLines::Verdicts, !o.verbose)) {
+      report += "# " + num + " " + line + "\n";
     }
     if (pc.empty()) {
       report +=
@@ -167,8 +152,20 @@ int cmd_diff_commits(const Context& ctx, const DiffOptions& o) {
   }
   // The uncommitted rest: what the commits do not hold.
   std::vector<gitbridge::FilePair> rest;
+  std::vector<bool> in_rest(r.plan.size(), false);
   for (auto& rp : uncommitted_pairs(plan, r.plan, r.pairs)) {
+    in_rest[rp.plan_index] = true;
     rest.push_back(std::move(rp.pair));
+  }
+  // The verdicts of the rest only: a path the commits hold was reported with its commit.
+  std::set<std::string> in_commits = plan.paths();
+  std::vector<PlannedChange> rest_plan;
+  for (size_t i = 0; i < r.plan.size(); ++i) {
+    const fuse::Change& c = r.plan[i].change;
+    if (r.plan[i].transfers() ? in_rest[i]
+                              : !in_commits.count(c.path) && !in_commits.count(c.from)) {
+      rest_plan.push_back(r.plan[i]);
+    }
   }
   if (!rest.empty()) {
     gitbridge::Patch patch = gitbridge::build_patch(rest);
@@ -177,7 +174,7 @@ int cmd_diff_commits(const Context& ctx, const DiffOptions& o) {
     std::string text = tty ? visible_text(patch.text, true) : patch.text;
     out.write(color ? gitbridge::colorize_patch(text) : text);
   }
-  std::string verdicts = verdict_report(r.plan, color, "# ");
+  std::string verdicts = verdict_report(rest_plan, color, "# ", !o.verbose);
   if (!verdicts.empty()) {
     report += "# uncommitted:\n" + verdicts;
   }

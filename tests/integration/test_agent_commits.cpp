@@ -209,3 +209,50 @@ TEST_CASE("agent commits: the agent's git checkout HEAD~3 is its git's clean sta
   CHECK(a.out.find("nothing to apply") != npos);
   CHECK(repo.snapshot() == before);
 }
+
+TEST_CASE("agent commits: a commit holding an npm install is a few lines in every report, and "
+          "--verbose lists each path") {
+  TestRepo repo;
+  MountedWorkspace w(repo);
+  person_setup(repo);
+  std::string g = k_agent_git;
+  // 30 files under node_modules/ committed with an edit (agents commit what they installed
+  // when the project ignores nothing), then a withheld script left uncommitted.
+  agent(w, "mkdir -p node_modules/pkg/lib && for i in $(seq 1 30); do echo \"x$i\" > "
+           "node_modules/pkg/lib/f$i.js; done && echo x >> README.md && git add -A && " +
+               g +
+               " commit -qm 'install and readme' && printf '#!/bin/sh\\necho hi\\n' > tool.sh && "
+               "chmod +x tool.sh");
+  const std::string folded = "A  node_modules/  30 files  (WITHHELD: under node_modules/)";
+
+  Run log = w.ws("log --commits");
+  INFO(log.out << log.err);
+  CHECK(log.status == 0);
+  CHECK(log.out.find("  " + folded + "\n") != npos);
+  CHECK(log.out.find("  M  README.md\n") != npos);
+  CHECK(log.out.find("f17.js") == npos);
+  Run every = w.ws("log --commits --verbose");
+  CHECK(every.out.find("  A  node_modules/pkg/lib/f17.js  (WITHHELD: under node_modules/)\n") !=
+        npos);
+
+  Run d = w.ws("diff --commits --no-pager --color=never");
+  INFO(d.out << d.err);
+  CHECK(d.status == 0);
+  CHECK(d.err.find("# [PATCH 1/1] " + folded + "\n") != npos);
+  CHECK(d.err.find("f17.js") == npos);
+  // The uncommitted section says what is left besides the commits, not the commits again.
+  size_t rest = d.err.find("# uncommitted:\n");
+  REQUIRE(rest != npos);
+  CHECK(d.err.find("A  tool.sh", rest) != npos);
+  CHECK(d.err.find("node_modules", rest) == npos);
+  CHECK(w.ws("diff --commits --no-pager --color=never --verbose").err.find("f17.js") != npos);
+
+  Run a = w.ws("apply --commits");
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.out.find("     left out: node_modules/  30 files  (WITHHELD: under node_modules/)\n") !=
+        npos);
+  CHECK(a.out.find("f17.js") == npos);
+  CHECK(git(repo, "show --stat --format= HEAD").find("README.md") != npos);
+  CHECK(!fs::exists(repo.path() / "node_modules"));
+}
