@@ -23,6 +23,9 @@ constexpr PlaceRule k_places[] = {
     {"node_modules/", "under node_modules/"},
     // Yarn's node_modules under Plug'n'Play: packages it unpacked to build or run them.
     {"**/.yarn/unplugged/", "under .yarn/unplugged/ (packages yarn installed)"},
+    // direnv's `layout python`/`layout node` trees: their bin/ is put first on your PATH
+    // whenever direnv loads the project, so a `python` there runs instead of yours.
+    {".direnv/", "under .direnv/ (direnv's layouts: on your PATH in the project)"},
     {"__pycache__/", "under __pycache__/ (compiled Python)"},
     {"*.pyc", "compiled Python (.pyc)"},
     {"*.pyo", "compiled Python (.pyo)"},
@@ -60,6 +63,9 @@ constexpr NameRule k_self_running[] = {
     // the project: R, Rscript, RStudio opening it.
     {".Rprofile", "R runs it at every start-up in the project", ""},
     {".Renviron", "R runs it at every start-up in the project", ""},
+    // A renv project's .Rprofile is `source("renv/activate.R")`: R runs that at every start.
+    {"/renv/activate.R", "R runs it at every start-up in the project (renv's .Rprofile)",
+     "renv/activate.R"},
     // direnv asks before running a changed .envrc (it remembers the content's hash), but not
     // before what an allowed .envrc loads: `dotenv`, `dotenv_if_exists .env.local`,
     // `source_env .envrc.local`, `use flake`. BASH_ENV, NODE_OPTIONS or PATH in a .env run
@@ -181,6 +187,10 @@ constexpr NameRule k_flags[] = {
     {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".nvimrc", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".exrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
+    {".vimrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
+    {".gvimrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
+    {".lvimrc", "runs code on your machine (Vim's localvimrc)", ""},
+    {".ycm_extra_conf.py", "runs code on your machine (Vim's YouCompleteMe)", ""},
     {".gdbinit", "runs code on your machine (gdb, where auto-load allows it)", ""},
     {".lldbinit", "runs code on your machine (lldb, where it reads the directory's)", ""},
     {"**/.devcontainer/", k_runs, ".devcontainer/"},
@@ -453,6 +463,32 @@ constexpr NameRule k_flags[] = {
     {".zshrc", k_runs, ""},
     {".zshenv", k_runs, ""},
     {".zprofile", k_runs, ""},
+    // REPLs and test runners that load a file of the project by themselves when started in
+    // it: the person names the tool, not the file.
+    {".ghci", "runs code on your machine (ghci, cabal repl, stack ghci)", ""},
+    {".ocamlinit", "runs code on your machine (the ocaml toplevel, utop)", ""},
+    {".iex.exs", "runs code on your machine (iex)", ""},
+    {".erlang", "runs code on your machine (erl)", ""},
+    {".sbtopts", "runs code on your machine (sbt: -J options)", ""},
+    {".jvmopts", "runs code on your machine (sbt: JVM options such as -javaagent)", ""},
+    {".nycrc", "runs code on your machine (nyc: require)", ""},
+    {".nycrc.*", "runs code on your machine (nyc: require)", ""},
+    {".taprc", "runs code on your machine (tap: node-arg, before)", ""},
+    {".busted", "runs code on your machine (busted)", ""},
+    {"Guardfile", "runs code on your machine (guard)", ""},
+    {".guard.rb", "runs code on your machine (guard)", ""},
+    {"**/.storybook/", "runs code on your machine (storybook)", ".storybook/"},
+    {".czrc", "runs code on your machine (commitizen: its adapter path)", ""},
+    {".releaserc", "runs code on your machine (semantic-release: plugins)", ""},
+    {".releaserc.*", "runs code on your machine (semantic-release: plugins)", ""},
+    {"nx.json", "runs code on your machine (nx: plugins)", ""},
+    {"truffle-config.js", "runs code on your machine (truffle)", ""},
+    {"truffle.js", "runs code on your machine (truffle)", ""},
+    {"foundry.toml", "runs code on your machine (forge: ffi)", ""},
+    {"skaffold.yaml", "runs code on your machine (skaffold: build hooks)", ""},
+    {"environment.yml", "decides what code gets installed (conda env create)", ""},
+    {"environment.yaml", "decides what code gets installed (conda env create)", ""},
+    {"renv.lock", "decides what code gets installed (renv::restore)", ""},
     // Instructions agent CLIs read as their own at every start in the project.
     {"CLAUDE.md", k_instructs, ""},
     {"CLAUDE.local.md", k_instructs, ""},

@@ -519,3 +519,49 @@ TEST_CASE("filters::decide flags what a named tool merges in or runs, beside the
                   "direnv (use nix, use flake) runs it when you cd into the project: flake.nix"});
   check_rows(rows);
 }
+
+TEST_CASE("filters::decide knows the REPLs, test runners and editor plug-ins that load a project "
+          "file by themselves") {
+  std::vector<Row> rows;
+  for (const auto& [path, reason] : std::vector<std::pair<std::string, std::string>>{
+           {".ghci", "runs code on your machine (ghci, cabal repl, stack ghci): .ghci"},
+           {"lib/.ocamlinit", "runs code on your machine (the ocaml toplevel, utop): .ocamlinit"},
+           {".iex.exs", "runs code on your machine (iex): .iex.exs"},
+           {".erlang", "runs code on your machine (erl): .erlang"},
+           {".sbtopts", "runs code on your machine (sbt: -J options): .sbtopts"},
+           {".jvmopts",
+            "runs code on your machine (sbt: JVM options such as -javaagent): .jvmopts"},
+           {".nycrc", "runs code on your machine (nyc: require): .nycrc"},
+           {".nycrc.json", "runs code on your machine (nyc: require): .nycrc.json"},
+           {".taprc", "runs code on your machine (tap: node-arg, before): .taprc"},
+           {".busted", "runs code on your machine (busted): .busted"},
+           {"Guardfile", "runs code on your machine (guard): Guardfile"},
+           {".storybook/main.js", "runs code on your machine (storybook): .storybook/"},
+           {".czrc", "runs code on your machine (commitizen: its adapter path): .czrc"},
+           {".releaserc.yml",
+            "runs code on your machine (semantic-release: plugins): .releaserc.yml"},
+           {"nx.json", "runs code on your machine (nx: plugins): nx.json"},
+           {"truffle-config.js", "runs code on your machine (truffle): truffle-config.js"},
+           {"foundry.toml", "runs code on your machine (forge: ffi): foundry.toml"},
+           {"skaffold.yaml", "runs code on your machine (skaffold: build hooks): skaffold.yaml"},
+           {"environment.yml",
+            "decides what code gets installed (conda env create): environment.yml"},
+           {"renv.lock", "decides what code gets installed (renv::restore): renv.lock"},
+           {".vimrc", "runs code on your machine (Vim and Neovim with exrc): .vimrc"},
+           {".lvimrc", "runs code on your machine (Vim's localvimrc): .lvimrc"},
+           {".ycm_extra_conf.py",
+            "runs code on your machine (Vim's YouCompleteMe): .ycm_extra_conf.py"},
+       }) {
+    rows.push_back({"added", added(path), Verdict::Flagged, reason});
+    rows.push_back({"modified", modified(path), Verdict::Flagged, reason});
+  }
+  // Run by themselves: R at every start (renv's .Rprofile sources it), direnv's layouts on PATH.
+  const std::string renv =
+      "R runs it at every start-up in the project (renv's .Rprofile): renv/activate.R";
+  rows.push_back({"renv", modified("renv/activate.R"), Verdict::Withheld, renv});
+  rows.push_back({"renv below the top", added("pkg/renv/activate.R"), Verdict::Transfer, ""});
+  rows.push_back({"direnv layout", added(".direnv/python-3.11/bin/activate"), Verdict::Withheld,
+                  "under .direnv/ (direnv's layouts: on your PATH in the project)"});
+  rows.push_back({"look-alike", added("docs/ghci.md"), Verdict::Transfer, ""});
+  check_rows(rows);
+}
