@@ -3,9 +3,11 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/logging.hpp"
+#include "src/cli/pager.hpp"
 #include "src/review/review_diff.hpp"
 #include "src/review/review_loader.hpp"
 #include "src/review/review_session.hpp"
+#include "src/transfer/conflict_report.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/workspace/workspace_edit.hpp"
 #include "tui/screen.hpp"
@@ -81,8 +83,9 @@ int finish(const Workspace& w, const ReviewSource& src, const tui::ReviewModel& 
     return 0;
   }
   if (!l.conflicts.empty()) {
+    bool color = use_color("auto", STDERR_FILENO);
     for (const auto& c : l.conflicts) {
-      std::fprintf(stderr, "CONFLICT %s\n", c.c_str());
+      std::fputs(conflict_report(c, color).c_str(), stderr);
     }
     throw Error(std::to_string(l.conflicts.size()) + " accepted file" +
                     (l.conflicts.size() > 1 ? "s conflict" : " conflicts") +

@@ -96,21 +96,6 @@ tui::FileEntry found_entry(const fuse::Change& c, size_t index) {
   return f;
 }
 
-/// `real_path` (the real tree's object now) should become `target` at `path`, having been
-/// `base`: the rules of `ws apply` (src/landing.hpp). Adds the landing, or returns why not.
-std::optional<std::string> land_one(std::vector<Landing>& out, const std::string& path,
-                                    const BlobSide& base, bool exact, const BlobSide& target,
-                                    const ContentReader::RealObject& real,
-                                    const std::string& real_path) {
-  LandingResult r;
-  land_content(r, path, base, exact, target, real, real_path);
-  if (r.how == LandingResult::How::Conflict) {
-    return r.conflict;
-  }
-  out.insert(out.end(), r.landings.begin(), r.landings.end());
-  return std::nullopt;
-}
-
 } // namespace
 
 std::vector<std::string> landing_report(const ReviewLanding& landing, const tui::ReviewModel& model,
@@ -267,6 +252,15 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
   ContentReader reader(w, src.source);
   UpperFiles upper(src.source);
   std::vector<gitbridge::FilePair> accepted, rejected;
+  /// One accepted file: how it lands (decided per file, then together for symlinks) and what
+  /// the summary and the workspace make of it.
+  struct Taken {
+    LandingResult result;
+    size_t file;
+    std::string line;
+    bool partial;
+  };
+  std::vector<Taken> taken_files;
   for (size_t fi = 0; fi < model.files().size(); ++fi) {
     const tui::FileEntry& f = model.files()[fi];
     tui::FileState state = tui::file_state(f);
@@ -317,38 +311,57 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
       a.after = target;
       accepted.push_back(std::move(a));
     }
-    std::optional<std::string> conflict;
+    // The rules of `ws apply` (landing.hpp), on what the person accepted.
+    LandingResult r;
     if (c.kind == fuse::ChangeKind::Deleted) {
       auto real = reader.real(c.path);
       if (real.exists && !(base_exact && same_blob(real.side, p.before))) {
-        conflict = "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
+        r.how = LandingResult::How::Conflict;
+        r.conflict =
+            "you changed " + quote_path(c.path) + " in the real tree; the agent deleted it";
       } else if (real.exists) {
-        out.landings.push_back(Landing{c.path, {}, 0});
+        r.landings.push_back(Landing{c.path, {}, 0});
       }
     } else if (c.kind == fuse::ChangeKind::Renamed) {
       auto dest = reader.real(c.path);
+      r.symlink_above = dest.symlink_above;
       if (dest.exists && !same_blob(dest.side, target)) {
-        conflict = quote_path(c.path) + " exists in the real tree now";
+        r.how = LandingResult::How::Conflict;
+        r.conflict = quote_path(c.path) + " exists in the real tree now";
       } else {
-        conflict = land_one(out.landings, c.path, p.before, base_exact, target, reader.real(c.from),
-                            c.from);
-        out.landings.push_back(Landing{c.from, {}, 0});
+        land_content(r, c.path, p.before, base_exact, target, reader.real(c.from), c.from);
+        r.landings.push_back(Landing{c.from, {}, 0});
       }
-    } else if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode)) {
-      // A file where a directory stood: its files are deletions of this same landing.
-      out.landings.push_back(Landing{c.path, target, landing_perm({}, target.mode)});
     } else {
-      conflict =
-          land_one(out.landings, c.path, p.before, base_exact, target, reader.real(c.path), c.path);
-    }
-    if (conflict) {
-      out.conflicts.push_back(*conflict);
-      continue;
+      auto real = reader.real(c.path);
+      r.symlink_above = real.symlink_above;
+      if (c.kind == fuse::ChangeKind::TypeChanged && c.base && S_ISDIR(c.base->mode)) {
+        // A file where a directory stood: its files are deletions of this same landing.
+        r.landings.push_back(Landing{c.path, target, landing_perm({}, target.mode)});
+      } else {
+        land_content(r, c.path, p.before, base_exact, target, real, c.path);
+      }
     }
     std::string line = std::string(1, f.status) + "  " + display_path(c);
     if (partial) {
       line += "  (" + std::to_string(taken) + " of " + std::to_string(f.hunks.size()) +
               " hunks; the rest stays in the workspace)";
+    }
+    taken_files.push_back({std::move(r), fi, std::move(line), partial});
+  }
+  std::vector<LandingResult*> results;
+  for (Taken& t : taken_files) {
+    results.push_back(&t.result);
+  }
+  refuse_writes_through_symlinks(results);
+  for (Taken& t : taken_files) {
+    if (t.result.how == LandingResult::How::Conflict) {
+      out.conflicts.push_back(std::move(t.result));
+      continue;
+    }
+    const fuse::Change& c = src.items.at(model.files()[t.file].source).change.change;
+    out.landings.insert(out.landings.end(), t.result.landings.begin(), t.result.landings.end());
+    if (t.partial) {
       out.rebase.push_back(c.path);
     } else {
       out.drop.push_back(c.path);
@@ -356,8 +369,8 @@ ReviewLanding plan_review_landing(const Workspace& w, const ReviewSource& src,
         out.drop.push_back(c.from);
       }
     }
-    out.summary.push_back(line);
-    out.summary_files.push_back(fi);
+    out.summary.push_back(std::move(t.line));
+    out.summary_files.push_back(t.file);
   }
   if (patches.accepted) {
     out.accepted_patch = gitbridge::build_patch(accepted).text;

@@ -9,6 +9,7 @@
 
 #include "gitbridge/patch.hpp"
 #include "src/review/review_input.hpp"
+#include "src/transfer/landing.hpp"
 #include "src/transfer/real_tree_writer.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "tui/review_model.hpp"
@@ -71,11 +72,11 @@ struct ReviewLanding {
   /// Paths taken in part: what landed becomes their base, so the accepted hunks leave the
   /// workspace and the rejected ones stay in it.
   std::vector<std::string> rebase;
-  std::vector<std::string> conflicts; ///< why a path cannot land; non-empty: land nothing
-  std::vector<std::string> summary;   ///< one line per path that lands
-  std::vector<size_t> summary_files;  ///< for each line, its file in the model's order
-  std::string accepted_patch;         ///< a git patch of what lands (before -> landed)
-  std::string rejected_patch;         ///< a git patch of the rejected changes, on top of that
+  std::vector<LandingResult> conflicts; ///< each path that cannot land; any: land nothing
+  std::vector<std::string> summary;     ///< one line per path that lands
+  std::vector<size_t> summary_files;    ///< for each line, its file in the model's order
+  std::string accepted_patch;           ///< a git patch of what lands (before -> landed)
+  std::string rejected_patch;           ///< a git patch of the rejected changes, on top of that
 };
 
 /// Computes the landing of `model`'s accepted decisions against the real tree now (reading

@@ -49,6 +49,7 @@ ContentReader::RealObject object_of(const BlobSide& side) {
 CommitPath land_commit_path(const gitbridge::CommitChange& c, const ContentReader& reader) {
   CommitPath cp{c.path, c.before, c.after, {}};
   ContentReader::RealObject real = reader.real(c.path);
+  cp.result.symlink_above = real.symlink_above;
   if (!c.after.present()) {
     if (!real.exists) {
       cp.result.how = LandingResult::How::AlreadyThere;
@@ -176,6 +177,13 @@ int cmd_apply_commits(const Context& ctx, const ApplyOptions& o) {
     rest.push_back(decide_change(r.plan[rp.plan_index], rp.pair, exact, reader, nullptr, &after));
   }
 
+  // A file beneath a symlink the person made is a conflict as in `ws apply`, whether a commit
+  // or the rest brings it; a commit that deletes the link makes way for it.
+  std::vector<LandingResult*> results = landing_results(rest);
+  for (auto& cp : commit_paths) {
+    results.push_back(&cp.result);
+  }
+  refuse_writes_through_symlinks(results);
   size_t conflicts = 0;
   for (const auto& cp : commit_paths) {
     if (cp.result.how == How::Conflict) {

@@ -5,7 +5,6 @@
 
 #include <sys/stat.h>
 
-#include <set>
 #include <string>
 
 namespace ws {
@@ -116,29 +115,13 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
   }
 }
 
-void refuse_writes_through_symlinks(std::vector<Outcome>& outcomes) {
-  std::set<std::string> deleted;
-  for (const Outcome& out : outcomes) {
-    if (out.how == How::Conflict) {
-      continue;
-    }
-    for (const Landing& l : out.landings) {
-      if (!l.content.present()) {
-        deleted.insert(l.path);
-      }
-    }
+std::vector<LandingResult*> landing_results(std::vector<Outcome>& outcomes) {
+  std::vector<LandingResult*> out;
+  out.reserve(outcomes.size());
+  for (Outcome& o : outcomes) {
+    out.push_back(&o);
   }
-  for (Outcome& out : outcomes) {
-    if (out.how == How::Conflict || out.symlink_above.empty() ||
-        deleted.count(out.symlink_above) > 0) {
-      continue;
-    }
-    out.how = How::Conflict;
-    out.landings.clear();
-    out.conflict = quote_path(out.symlink_above) +
-                   " is a symlink in the real tree, and this apply does not delete it: "
-                   "nothing is written through it";
-  }
+  return out;
 }
 
 } // namespace ws

@@ -20,7 +20,6 @@ struct Outcome : LandingResult {
   gitbridge::BlobSide agents;   ///< the workspace's version this outcome was computed from
   gitbridge::BlobSide base;     ///< what it was merged against
   bool markers_written = false; ///< a conflict whose markers land (--conflicts=markers)
-  std::string symlink_above;    ///< a symlink on the way in the real tree (change_content.hpp)
 };
 using How = LandingResult::How;
 
@@ -34,10 +33,7 @@ Outcome decide_change(const PlannedChange& p, const gitbridge::FilePair& pair, b
                       const ContentReader& reader, const LandedVersions* landed,
                       const RealAfter* real_after = nullptr);
 
-/// Makes a conflict of each outcome that would write beneath a symlink of the real tree
-/// which no other outcome deletes: with that deletion (a directory symlink the agent replaced
-/// by a directory) the directory is made in its place, as git does; without it, nothing is
-/// ever written through the link.
-void refuse_writes_through_symlinks(std::vector<Outcome>& outcomes);
+/// The outcomes as the landing results refuse_writes_through_symlinks (landing.hpp) takes.
+std::vector<LandingResult*> landing_results(std::vector<Outcome>& outcomes);
 
 } // namespace ws

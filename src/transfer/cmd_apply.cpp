@@ -76,7 +76,7 @@ int cmd_apply(const Context& ctx, const ApplyOptions& o) {
       }
     }
   }
-  refuse_writes_through_symlinks(outcomes);
+  refuse_writes_through_symlinks(landing_results(outcomes));
   if (outcomes.empty()) {
     progress.finish();
     std::fputs(verdict_report(r.plan, color, "", !o.verbose).c_str(), stderr);

@@ -7,6 +7,8 @@
 
 #include <sys/stat.h>
 
+#include <set>
+
 namespace ws {
 
 using gitbridge::BlobSide;
@@ -97,6 +99,33 @@ void land_content(LandingResult& out, const std::string& path, const BlobSide& b
   BlobSide merged{agents.mode != base.mode ? agents.mode : real.side.mode, std::move(m.content)};
   out.how = LandingResult::How::Merged;
   out.landings.push_back(write_landing(path, merged, real));
+}
+
+void refuse_writes_through_symlinks(const std::vector<LandingResult*>& results) {
+  std::set<std::string> deleted;
+  for (const LandingResult* r : results) {
+    if (r->how == LandingResult::How::Conflict) {
+      continue;
+    }
+    for (const Landing& l : r->landings) {
+      if (!l.content.present()) {
+        deleted.insert(l.path);
+      }
+    }
+  }
+  for (LandingResult* r : results) {
+    if (r->how == LandingResult::How::Conflict || r->symlink_above.empty() ||
+        deleted.count(r->symlink_above) > 0) {
+      continue;
+    }
+    r->how = LandingResult::How::Conflict;
+    r->landings.clear();
+    r->hunks.clear();
+    r->markers.clear();
+    r->conflict = quote_path(r->symlink_above) +
+                  " is a symlink in the real tree, and this apply does not delete it: "
+                  "nothing is written through it";
+  }
 }
 
 std::vector<gitbridge::StagedPath> index_changes(const std::filesystem::path& worktree,

@@ -20,7 +20,17 @@ struct LandingResult {
   std::string conflict;          ///< why not, for a person
   std::vector<gitbridge::ConflictHunk> hunks;
   std::string markers; ///< merged text with conflict markers (text conflicts)
+  /// A symlink of the real tree on the way to the path that lands (RealObject::symlink_above):
+  /// refuse_writes_through_symlinks decides whether it is a conflict.
+  std::string symlink_above;
 };
+
+/// Makes a conflict of each of `results` that would write beneath a symlink of the real tree
+/// which no other of them deletes: with that deletion (a directory symlink the agent replaced
+/// by a directory) the directory is made in its place, as git does; without it, nothing is
+/// ever written through the link. One wording for every command that lands (`ws apply`, its
+/// `--commits`, `ws review`), so the person reads the same conflict wherever it is met.
+void refuse_writes_through_symlinks(const std::vector<LandingResult*>& results);
 
 bool same_blob(const gitbridge::BlobSide& a, const gitbridge::BlobSide& b);
 
