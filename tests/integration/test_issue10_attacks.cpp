@@ -8,11 +8,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 using namespace ws::test;
@@ -189,6 +189,37 @@ TEST_CASE("issue 10: files the agent made unreadable or read-only land - as root
     Run again = p.ws("apply");
     CHECK_MESSAGE(again.status == 0, again.err);
     CHECK(again.out.find("nothing to apply") != npos);
+  }
+}
+
+TEST_CASE("issue 10: a directory the agent makes unsearchable - ws names the remedy, and the "
+          "view takes the chmod back as ext4 does") {
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    REQUIRE(
+        p.sh_as("mkdir sealed && echo inside > sealed/g.txt && chmod 000 sealed", view).status ==
+        0);
+    // Root reads it anyway. A normal user's ws cannot (the daemon keeps the agent's mode on
+    // its upper directory): it says which directory and what to do, and lands nothing.
+    Run st = p.ws("status");
+    if (p.is_root()) {
+      CHECK(st.out == "A sealed/g.txt\n");
+    } else {
+      CHECK(st.status != 0);
+      CHECK_MESSAGE(st.err.find("'sealed', which the agent made unreadable (chmod u+rx it in "
+                                "the view") != npos,
+                    st.err);
+    }
+    // The owner gives the permission back through the view (it once failed: EACCES).
+    Run back = p.sh_as("chmod 755 sealed && cat sealed/g.txt", view);
+    CHECK_MESSAGE(back.status == 0, back.err);
+    CHECK(back.out == "inside\n");
+    Run a = p.ws("apply");
+    CHECK_MESSAGE(a.status == 0, a.err);
+    CHECK(p.sh_as("cat sealed/g.txt").out == "inside\n");
   }
 }
 
