@@ -429,6 +429,13 @@ private:
       fd.reset(open_beneath(m_upper.get(), dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     }
     if (!fd) {
+      if (errno == EACCES) {
+        // Only a person who is not root meets this: the agent took its own directory's
+        // read or search permission away (as ext4 lets an owner do).
+        throw SystemError(EACCES, "read upper directory '" + dir +
+                                      "', which the agent made unreadable (chmod u+rx it in "
+                                      "the view, then try again)");
+      }
       throw_errno("read upper directory", dir);
     }
     DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));

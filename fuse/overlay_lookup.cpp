@@ -270,7 +270,11 @@ int OverlayFs::object_dir_locked(const Node* n) const {
 UniqueFd OverlayFs::open_object_locked(const Node* n, int flags) const {
   UniqueFd fd;
   if (n->is_dir()) {
-    fd = UniqueFd(::openat(n->dir_fd(), ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC));
+    // O_PATH: a copy of the node's own O_PATH fd. Opening "." through it would need search
+    // permission on the directory, which its owner may have taken away: `chmod 000 d` then
+    // `chmod 755 d` must work for a daemon that is not root, as on ext4.
+    fd = UniqueFd((flags & O_PATH) ? ::fcntl(n->dir_fd(), F_DUPFD_CLOEXEC, 0)
+                                   : ::openat(n->dir_fd(), ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC));
   } else if (int pinned = n->pinned_fd.load(); pinned >= 0) {
     fd = UniqueFd((flags & O_PATH) ? ::fcntl(pinned, F_DUPFD_CLOEXEC, 0)
                                    : ::open(proc_fd_path(pinned).c_str(), flags | O_CLOEXEC));

@@ -18,6 +18,11 @@ TEST_CASE("hard link: ln of a real-tree file applies as a new file with its cont
   CHECK(repo.read("copy.c") == repo.read("src/main.c"));
   CHECK(git_status(repo) == "?? copy.c\n");
   CHECK(w.ws("status").out == "");
+  // Every later apply works too (it once failed each time: "you deleted copy.c").
+  REQUIRE(w.in_view("echo '// later' >> copy.c && echo later >> README.md").status == 0);
+  Run later = w.ws("apply");
+  CHECK_MESSAGE(later.status == 0, later.err);
+  CHECK(repo.read("copy.c") == w.in_view("cat copy.c").out);
 }
 
 TEST_CASE("hard link: ln then edit through one name applies both as the view shows them") {

