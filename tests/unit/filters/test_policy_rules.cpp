@@ -519,3 +519,23 @@ TEST_CASE("filters::decide flags what a named tool merges in or runs, beside the
                   "direnv (use nix, use flake) runs it when you cd into the project: flake.nix"});
   check_rows(rows);
 }
+
+TEST_CASE("filters::decide withholds what the person's own configs run, flags it going away") {
+  PolicyConfig config;
+  const std::string reason = "your .pre-commit-config.yaml runs it on every git commit (hook c)";
+  config.run_by_configs.push_back({"tools/check.py", reason});
+  check_rows(
+      {
+          {"edited", modified("tools/check.py"), Verdict::Withheld, reason},
+          {"edited, executable: the config's reason first", modified("tools/check.py", k_exe),
+           Verdict::Withheld, reason},
+          {"the agent's file renamed onto it", renamed("notes.py", "tools/check.py"),
+           Verdict::Withheld, reason},
+          {"renamed away", renamed("tools/check.py", "notes.py"), Verdict::Flagged,
+           reason + ", renamed from 'tools/check.py'"},
+          {"deleted", deleted("tools/check.py"), Verdict::Flagged, reason + " (deleted)"},
+          {"a neighbour", modified("tools/check2.py"), Verdict::Transfer, ""},
+          {"below a name", modified("tools/check.py/x"), Verdict::Transfer, ""},
+      },
+      config);
+}
