@@ -165,10 +165,41 @@ void Collector::npm_script(const std::string& name, const std::string& dir, cons
   }
   const std::string via = "package.json's \"" + name + "\" script";
   add(joined(dir, "package.json"), runner.with_detail(via).reason("its scripts"));
+  npmrc(dir, runner.with_detail(via));
   for (const std::string& s : {"pre" + name, name, "post" + name}) {
     auto it = scripts->find(s);
     if (it != scripts->end() && it->is_string()) {
       command(it->get<std::string>(), dir, runner.with_detail(via), depth + 1);
+    }
+  }
+}
+
+void Collector::npmrc(const std::string& dir, const Runner& runner) {
+  // npm runs every script with the project's .npmrc: `script-shell` is the program that runs
+  // the script, `node-options` (`--require ./x.js`) loads code into every node it starts.
+  const std::string path = joined(dir, ".npmrc");
+  if (m_seen.count(path) != 0) {
+    return;
+  }
+  add(path, runner.reason("npm with it"));
+  auto text = m_reader.text(m_top / path);
+  if (!text) {
+    return;
+  }
+  size_t start = 0;
+  while (start < text->size()) {
+    size_t end = text->find('\n', start);
+    std::string_view line(text->data() + start,
+                          (end == std::string::npos ? text->size() : end) - start);
+    start = end == std::string::npos ? text->size() : end + 1;
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      continue;
+    }
+    std::string key(line.substr(0, eq));
+    std::erase_if(key, [](char c) { return c == ' ' || c == '\t'; });
+    if (key == "script-shell" || key == "node-options" || key == "shell") {
+      command(key + " " + std::string(line.substr(eq + 1)), dir, runner.with_detail(key));
     }
   }
 }

@@ -79,6 +79,8 @@ private:
   void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
                 const Runner& runner, int depth);
   void module(std::string name, const std::string& dir, const Runner& runner);
+  /// The project .npmrc in `dir`, which npm obeys running a script, and what it names.
+  void npmrc(const std::string& dir, const Runner& runner);
   std::optional<std::string> script_run(const std::vector<filters::CommandWord>& words, size_t i,
                                         std::string_view tool, const std::string& dir);
   const nlohmann::json* package_scripts(const std::string& dir);

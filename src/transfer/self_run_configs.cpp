@@ -443,9 +443,18 @@ SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& h
   if (!hooks_dir.empty()) {
     for (const fs::path& hook : hook_files(hooks_dir, r)) {
       const std::string hook_name = hook.filename().string();
-      shell_script(hook, "",
-                   Runner{"git hook " + hook_shown(worktree, hook), when_hook_runs(hook_name), {}},
-                   r, c);
+      const Runner runner{"git hook " + hook_shown(worktree, hook), when_hook_runs(hook_name), {}};
+      // A hook linked to a file of the project (`ln -s ../../tools/pre-commit .git/hooks/`)
+      // is that file.
+      std::error_code ec;
+      const fs::path target = fs::canonical(hook, ec);
+      if (!ec && fs::is_symlink(fs::symlink_status(hook, ec))) {
+        if (auto rel = filters::project_path_of(target.string(), "",
+                                                fs::weakly_canonical(worktree, ec).string())) {
+          c.add(*rel, runner.with_detail("a symlink to this file").reason());
+        }
+      }
+      shell_script(hook, "", runner, r, c);
     }
   }
   if (auto doc = r.jsonc(worktree / "package.json")) {

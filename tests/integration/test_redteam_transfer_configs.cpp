@@ -259,6 +259,9 @@ TEST_CASE("redteam transfer configs: a husky hook's npm test runs package.json's
   repo.write("scripts/test.js", "console.log('tests pass')\n");
   repo.write("tools/pre.sh", "true\n");
   repo.write(".husky/pre-commit", "npm test\n");
+  // npm loads this into every node a script starts.
+  repo.write(".npmrc", "fund=false\nnode-options = --require ./tools/preload.js\n");
+  repo.write("tools/preload.js", "\n");
   repo.commit_all();
   // What husky's install does: git runs the hooks in .husky (here directly).
   REQUIRE(
@@ -269,6 +272,7 @@ TEST_CASE("redteam transfer configs: a husky hook's npm test runs package.json's
   const fs::path mark = marks.path() / "ran";
   REQUIRE(w.in_view("printf '%s\\n' \"require('fs').writeFileSync('" + mark.string() +
                     "', 'x')\" > scripts/test.js && echo '# agent' >> tools/pre.sh && "
+                    "echo '// agent' >> tools/preload.js && echo 'x=1' >> .npmrc && "
                     "sed -i 's/node scripts/node  scripts/' package.json")
               .status == 0);
   const std::string v = verdict_of(w, "scripts/test.js");
@@ -278,6 +282,9 @@ TEST_CASE("redteam transfer configs: a husky hook's npm test runs package.json's
   CHECK(withheld_for(verdict_of(w, "tools/pre.sh"), "your .husky/pre-commit runs it"));
   CHECK(withheld_for(verdict_of(w, "package.json"), "your .husky/pre-commit runs its scripts on "
                                                     "every git commit"));
+  CHECK(withheld_for(verdict_of(w, "tools/preload.js"), "(package.json's \"test\" script, "
+                                                        "node-options)"));
+  CHECK(withheld_for(verdict_of(w, ".npmrc"), "your .husky/pre-commit runs npm with it"));
   Run a = w.ws("apply");
   INFO("ws apply: " << a.status << "\n" << a.out << a.err);
   REQUIRE(a.status == 0);
@@ -391,9 +398,17 @@ TEST_CASE("redteam transfer configs: resolved names, cd, the top from git, and p
     script += "echo 2 >> " + entry.first + " && ";
   }
   repo.write("web/other.js", "1\n");
+  // A hook the person linked into the project, as many do.
+  repo.write("tools/hooks/commit-msg", "#!/bin/sh\ntrue\n");
+  fs::create_symlink("../../tools/hooks/commit-msg", repo.path() / ".git/hooks/commit-msg");
   repo.commit_all();
   MountedWorkspace w(repo);
-  REQUIRE(w.in_view(script + "echo 2 >> web/other.js && echo '{}' > package.json").status == 0);
+  REQUIRE(w.in_view(script + "echo 2 >> web/other.js && echo '{}' > package.json && "
+                             "echo 'touch /tmp/x' >> tools/hooks/commit-msg")
+              .status == 0);
+  CHECK(verdict_of(w, "tools/hooks/commit-msg") ==
+        "withheld: your git hook .git/hooks/commit-msg runs it on every git commit (a symlink to "
+        "this file)");
   const std::vector<JsonChange> changes = diff_changes(w);
   for (const auto& entry : named) {
     std::string v = "(not a change)";
