@@ -3,6 +3,7 @@
 // split as the shell would (filters/command_words.hpp).
 #include "src/transfer/self_run_configs.hpp"
 
+#include "filters/command_words.hpp"
 #include "filters/policy_rules.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "src/transfer/config_commands.hpp"
@@ -33,7 +34,8 @@ constexpr std::array<const char*, 10> k_lefthook{
     "lefthook.json",      ".lefthook.json"};
 constexpr std::array<const char*, 2> k_claude{".claude/settings.json",
                                               ".claude/settings.local.json"};
-constexpr std::array<const char*, 3> k_mcp{".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"};
+constexpr std::array<const char*, 4> k_mcp{".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
+                                           ".gemini/settings.json"};
 constexpr std::array<const char*, 5> k_lint_staged{".lintstagedrc", ".lintstagedrc.json",
                                                    ".lintstagedrc.yaml", ".lintstagedrc.yml",
                                                    ".simple-git-hooks.json"};
@@ -215,7 +217,13 @@ void mcp_servers(const std::string& name, const json& doc, Collector& c) {
       if (!server->is_object()) {
         continue;
       }
-      std::vector<std::string> args{string_at(*server, "command")};
+      // The command alone, or a command line where the client hands it to a shell.
+      std::vector<filters::CommandWord> words;
+      filters::command_words(string_at(*server, "command"), words);
+      std::vector<std::string> args;
+      for (const filters::CommandWord& w : words) {
+        args.push_back(w.text);
+      }
       for (const std::string& a : strings_of(server->value("args", json()))) {
         args.push_back(a);
       }

@@ -30,7 +30,8 @@ struct SelfRunConfigs {
 /// - `.husky/<hook>` and the git hooks of the real repository (`hooks_dir`: core.hooksPath or
 ///   `.git/hooks`): each command line of the hook;
 /// - `.claude/settings.json`, `.claude/settings.local.json`: hook commands, `statusLine`,
-///   `apiKeyHelper` and the other helpers Claude Code runs; `.mcp.json`'s servers;
+///   `apiKeyHelper` and the other helpers Claude Code runs; the MCP servers of `.mcp.json`,
+///   `.vscode/mcp.json`, `.cursor/mcp.json`, `.gemini/settings.json`;
 /// - `.vscode/tasks.json`: tasks run on `folderOpen`, with the tasks they depend on;
 /// - `.devcontainer/devcontainer.json` (and `.devcontainer.json`, `.devcontainer/*/`): its
 ///   lifecycle commands (`initializeCommand` runs on the host);

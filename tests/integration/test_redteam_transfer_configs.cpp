@@ -187,6 +187,8 @@ TEST_CASE("redteam transfer configs: pre-commit, Claude Code, VS Code, lefthook,
              " \"postStartCommand\": {\"a\": \"python3 tools/start.py\"}}\n");
   repo.write(".mcp.json", "{\"mcpServers\": {\"db\": {\"command\": \"node\", \"args\": "
                           "[\"tools/mcp.js\"]}}}\n");
+  repo.write(".gemini/settings.json", "{\"mcpServers\": {\"fs\": {\"command\": "
+                                      "\"python3 -m tools.gemsrv\"}}}\n");
   const std::vector<std::pair<std::string, std::string>> named{
       {"tools/check.py", "your .pre-commit-config.yaml runs it on every git commit (hook check)"},
       {"tools/lint.sh", "your .pre-commit-config.yaml runs it on every git commit (hook lint)"},
@@ -207,7 +209,9 @@ TEST_CASE("redteam transfer configs: pre-commit, Claude Code, VS Code, lefthook,
       {"tools/init.sh", "your .devcontainer/devcontainer.json runs it on this machine when its "
                         "dev container starts (initializeCommand)"},
       {"tools/start.py", "(postStartCommand)"},
-      {"tools/mcp.js", "your .mcp.json runs it when an agent CLI starts here (MCP server db)"}};
+      {"tools/mcp.js", "your .mcp.json runs it when an agent CLI starts here (MCP server db)"},
+      {"tools/gemsrv.py", "your .gemini/settings.json runs it when an agent CLI starts here "
+                          "(MCP server fs)"}};
   const std::vector<std::string> unnamed{"tools/manual.py", "tools/by-hand.sh", "tools/watched.txt",
                                          "remote/args.py", "tools/plain.py"};
   std::string script;
