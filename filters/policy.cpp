@@ -237,6 +237,16 @@ std::optional<std::string> executable(const PathFacts& f) {
   return "changed executable";
 }
 
+/// The first of the person's self-running configs that runs the file at `n` (ScriptUse).
+const ScriptUse* run_by_config(const Name& n, const PolicyConfig& config) {
+  for (const ScriptUse& use : config.run_by_configs) {
+    if (use.path == n.path) {
+      return &use;
+    }
+  }
+  return nullptr;
+}
+
 /// Withhold rules in the order a person should hear them: the most specific or dangerous
 /// first (what a file is, then where it is, then what it looks like).
 std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>& names,
@@ -265,6 +275,13 @@ std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>&
                           : "your git config runs it (a command in core.fsmonitor, a filter, an "
                             "alias...): your next git command would",
                       n);
+    }
+  }
+
+  // What a config of the person's runs by itself: the agent's version would run next.
+  if (!deleted) {
+    if (const ScriptUse* use = run_by_config(names.front(), config)) {
+      return use->runner;
     }
   }
 
@@ -340,6 +357,11 @@ std::optional<std::string> flagged(const PathFacts& f, const std::vector<Name>& 
     if (deleted || n.old) {
       if (const NameRule* rule = find_rule(self_running_rules(), n.split)) {
         return with_old(rule_reason(*rule, n.path) + suffix, n);
+      }
+    }
+    if (deleted || n.old) {
+      if (const ScriptUse* use = run_by_config(n, config)) {
+        return with_old(use->runner + suffix, n);
       }
     }
     if (const NameRule* rule = find_rule(flag_rules(), n.split)) {

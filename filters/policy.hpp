@@ -88,6 +88,16 @@ struct ConfigFileUse {
   std::string key = {}; ///< for "reads": the key, as a person writes it ("core.attributesFile")
 };
 
+/// A project file that a config the person already has in the REAL tree runs by itself: a
+/// `.pre-commit-config.yaml` local hook's entry, a Claude Code hook, a VS Code `folderOpen`
+/// task, a husky or lefthook hook (and the package.json script it runs), what `.envrc`
+/// sources, a git hook of the real repository (src/transfer/self_run_configs.hpp). Withheld
+/// when the agent's version would land there, flagged when it goes away.
+struct ScriptUse {
+  std::string path;   ///< repository-relative, '/'-separated
+  std::string runner; ///< "your .pre-commit-config.yaml runs it on every git commit (hook check)"
+};
+
 struct PolicyConfig {
   enum class Level { Default, Strict } level = Level::Default; ///< ws.policy
   uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
@@ -99,6 +109,9 @@ struct PolicyConfig {
   /// Files inside the worktree that the real repository's config obeys or runs
   /// (gitbridge::config_files_inside).
   std::vector<ConfigFileUse> git_config_files;
+  /// Files inside the worktree that the person's self-running configs run by themselves
+  /// (src/transfer/self_run_configs.hpp), read from the real tree.
+  std::vector<ScriptUse> run_by_configs;
 };
 
 /// The one verdict for a changed path, with its reason. Pure: no I/O.

@@ -2,6 +2,7 @@
 // git's syntax, includes and integer suffixes, and shows up in `git config --list`.
 #include "gitbridge/policy_config.hpp"
 
+#include "filters/command_words.hpp"
 #include "gitbridge/git_handles.hpp"
 #include "gitbridge/repository.hpp"
 
@@ -321,70 +322,6 @@ std::optional<std::string> hooks_dir_in(const RealConfig& real) {
   return out;
 }
 
-/// A word of a command line, and whether it stands where the shell looks up a command (the
-/// first word of a command: found on PATH unless it holds a '/').
-struct CommandWord {
-  std::string text;
-  bool command = false;
-};
-
-/// Words of a command line as the shell would split it, roughly: whitespace-separated, quotes
-/// removed, `;`, `|` and `&` starting a new command. A quoted word holding blanks (`sh -c
-/// 'python3 tools/x.py'`) is split again, as the command line it is. Enough to find the paths
-/// a command names; never used to run anything.
-void command_words(std::string_view value, std::vector<CommandWord>& words, int depth = 0) {
-  std::string cur;
-  bool quoted_blank = false; // cur holds a blank that was quoted
-  bool at_command = true;
-  char quote = 0;
-  auto flush = [&] {
-    if (cur.empty()) {
-      return;
-    }
-    if (quoted_blank && depth < 4) {
-      command_words(cur, words, depth + 1);
-    } else {
-      words.push_back({cur, at_command});
-    }
-    at_command = false;
-    cur.clear();
-    quoted_blank = false;
-  };
-  for (char c : value) {
-    if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        quoted_blank = quoted_blank || c == ' ' || c == '\t';
-        cur += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      flush();
-    } else if (c == ';' || c == '|' || c == '&' || c == '(' || c == ')' || c == '`') {
-      flush();
-      at_command = true;
-    } else {
-      cur += c;
-    }
-  }
-  flush();
-}
-
-/// A word naming a file of the project the command runs or reads: one holding a '/'
-/// (`tools/fsmon.sh`, `./clean`), or an argument in the worktree's top that looks like a file
-/// name (`python3 clean.py`, `sh st.sh`: a '.' in it, so that `git-lfs filter-process` or
-/// `--timeout 3600` name none). Not the command itself without a '/' (PATH finds it), not an
-/// option, not a variable or an assignment.
-bool names_a_file(const CommandWord& w) {
-  if (w.text.find('/') != std::string::npos) {
-    return true;
-  }
-  return !w.command && w.text.front() != '-' && w.text.find('.') != std::string::npos &&
-         w.text.find_first_of("$%=*?") == std::string::npos && w.text != "." && w.text != "..";
-}
-
 /// Config keys whose value is a command git runs (with the worktree's top as the working
 /// directory for most of them).
 constexpr const char* k_command_keys =
@@ -484,10 +421,10 @@ std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
     } else if (name.rfind("alias.", 0) == 0) {
       return; // git's own arguments, no command of the shell's
     }
-    std::vector<CommandWord> words;
-    command_words(value, words);
-    for (const CommandWord& word : words) {
-      if (!names_a_file(word)) {
+    std::vector<filters::CommandWord> words;
+    filters::command_words(value, words);
+    for (const filters::CommandWord& word : words) {
+      if (!filters::names_a_file(word)) {
         continue;
       }
       auto file = expand_user(word.text);
@@ -503,6 +440,21 @@ std::vector<filters::ConfigFileUse> config_files_in(const RealConfig& real,
 
 std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree) {
   return hooks_dir_in(open_real_config(worktree));
+}
+
+std::filesystem::path hooks_dir_of(const std::filesystem::path& worktree) {
+  RealConfig real = open_real_config(worktree);
+  EntryPtr entry = find_entry(real.cfg.get(), "core.hooksPath");
+  if (entry && entry->value && *entry->value) {
+    const char* workdir = git_repository_workdir(real.repo.get());
+    auto dir = expand_user(entry->value);
+    if (!dir) {
+      return {};
+    }
+    // Hooks run at the top of the worktree, so a relative hooksPath is taken from there.
+    return dir->is_absolute() || !workdir ? *dir : std::filesystem::path(workdir) / *dir;
+  }
+  return std::filesystem::path(git_repository_commondir(real.repo.get())) / "hooks";
 }
 
 std::vector<filters::ConfigFileUse> config_files_inside(const std::filesystem::path& worktree) {

@@ -59,6 +59,12 @@ std::vector<std::string> load_config_list(const std::filesystem::path& real_git_
 /// readable repository or its config is broken.
 std::optional<std::string> hooks_dir_inside(const std::filesystem::path& worktree);
 
+/// The directory git runs the REAL repository's hooks from: `core.hooksPath` (every level,
+/// relative to the top of the worktree, `~` expanded), else `hooks` in the common git
+/// directory. Empty when the home directory a `~` names is unknown. Throws GitError like
+/// hooks_dir_inside.
+std::filesystem::path hooks_dir_of(const std::filesystem::path& worktree);
+
 /// Files inside `worktree` that the REAL repository's config (every level) makes git obey or
 /// run: included config files (`include.path`, `includeIf.*.path`: core.fsmonitor, aliases
 /// and filters in them run commands), and files named by a command git runs

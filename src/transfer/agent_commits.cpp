@@ -7,6 +7,7 @@
 #include "gitbridge/real_repo.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
+#include "src/transfer/self_run_configs.hpp"
 #include "src/transfer/symlink_facts.hpp"
 
 #include <fcntl.h>
@@ -124,6 +125,8 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
   filters::PolicyConfig config =
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   gitbridge::load_worktree_config(w.repo, config);
+  // Scripts the person's own configs run by themselves: read from the real tree too.
+  config.run_by_configs = read_self_run_configs(w.repo).uses;
   fuse::UniqueFd real(::open(w.repo.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   // Every commit's changes first: a path is judged under every name a symlink gives it, the
   // person's or one the agent made in any of its commits.

@@ -4,6 +4,7 @@
 #include "gitbridge/agent_git.hpp"
 #include "gitbridge/policy_config.hpp"
 #include "gitbridge/real_repo.hpp"
+#include "src/transfer/self_run_configs.hpp"
 #include "src/workspace/agent_git_state.hpp"
 
 #include <fcntl.h>
@@ -39,6 +40,21 @@ bool add_stamp(std::string& out, const std::string& path) {
   return true;
 }
 
+/// "path: = dev ino mode size mtime ctime" of what `path` leads to (symlinks followed: the
+/// person's configs are read through them), or "path: = -" when nothing is there.
+void add_followed_stamp(std::string& out, const std::filesystem::path& path) {
+  struct stat st {};
+  out += path.string();
+  if (::stat(path.c_str(), &st) != 0) {
+    out += errno == ENOENT || errno == ENOTDIR ? ": = -\n" : ": = ?\n";
+    return;
+  }
+  out += ": = " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+         std::to_string(st.st_mode) + " " + std::to_string(st.st_size) + " " +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + " " +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec) + "\n";
+}
+
 /// A config file that may name others (include, includeIf): what those say is not stamped.
 bool names_other_files(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -59,7 +75,7 @@ std::string env_or(const char* name, const std::string& fallback = "") {
 } // namespace
 
 std::optional<std::string> plan_inputs_digest(const Workspace& w) {
-  std::string out = "ws plan inputs 1\n";
+  std::string out = "ws plan inputs 2\n";
   // This binary: its policy rules and its way of planning.
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -135,6 +151,12 @@ std::optional<std::string> plan_inputs_digest(const Workspace& w) {
       if (!add_stamp(out, f)) {
         return std::nullopt;
       }
+    }
+    // The person's self-running configs in the real tree (a .pre-commit-config.yaml, a git
+    // hook...): the scripts they name are withheld, so an edit of one changes verdicts of
+    // paths the daemon's record does not list (self_run_configs.hpp).
+    for (const auto& f : read_self_run_configs(w.repo).read) {
+      add_followed_stamp(out, f);
     }
     // The agent's git: what ws recorded as its start, and where its HEAD is now.
     std::optional<AgentGitStart> start = agent_git_start(w.layout);

@@ -16,6 +16,7 @@
 #include "src/transfer/plan_inputs.hpp"
 #include "src/transfer/plan_update.hpp"
 #include "src/transfer/probe_cache.hpp"
+#include "src/transfer/self_run_configs.hpp"
 #include "src/transfer/symlink_facts.hpp"
 #include "src/transfer/view_changes.hpp"
 #include "src/transfer/view_probe.hpp"
@@ -98,6 +99,8 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   // Hooks run by the person's git from the REAL core.hooksPath: read from the real config.
   gitbridge::load_worktree_config(w.repo, config);
+  // Scripts the person's own configs run by themselves: read from the real tree too.
+  config.run_by_configs = read_self_run_configs(w.repo).uses;
   ViewProbe probe(w, source);
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!upper) {

@@ -565,3 +565,23 @@ TEST_CASE("filters::decide knows the REPLs, test runners and editor plug-ins tha
   rows.push_back({"look-alike", added("docs/ghci.md"), Verdict::Transfer, ""});
   check_rows(rows);
 }
+
+TEST_CASE("filters::decide withholds what the person's own configs run, flags it going away") {
+  PolicyConfig config;
+  const std::string reason = "your .pre-commit-config.yaml runs it on every git commit (hook c)";
+  config.run_by_configs.push_back({"tools/check.py", reason});
+  check_rows(
+      {
+          {"edited", modified("tools/check.py"), Verdict::Withheld, reason},
+          {"edited, executable: the config's reason first", modified("tools/check.py", k_exe),
+           Verdict::Withheld, reason},
+          {"the agent's file renamed onto it", renamed("notes.py", "tools/check.py"),
+           Verdict::Withheld, reason},
+          {"renamed away", renamed("tools/check.py", "notes.py"), Verdict::Flagged,
+           reason + ", renamed from 'tools/check.py'"},
+          {"deleted", deleted("tools/check.py"), Verdict::Flagged, reason + " (deleted)"},
+          {"a neighbour", modified("tools/check2.py"), Verdict::Transfer, ""},
+          {"below a name", modified("tools/check.py/x"), Verdict::Transfer, ""},
+      },
+      config);
+}

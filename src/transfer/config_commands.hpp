@@ -1,0 +1,96 @@
+#pragma once
+
+// What the command lines of the person's self-running configs name (self_run_configs.hpp):
+// the reader that remembers every config file it looked at, and the collector that turns
+// command lines into project files, following the package.json scripts they run.
+
+#include "filters/command_words.hpp"
+#include "filters/policy.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ws {
+
+/// When git runs the hook `name`: "on every git commit", "on every git push"...
+std::string when_hook_runs(std::string_view name);
+
+/// Shell text without its comments (a `#` that starts a word, outside quotes, to the end of
+/// its line) and with continued lines joined: what a hook or `.envrc` runs, for command_words.
+std::string without_shell_comments(std::string_view text);
+
+/// What runs a command, for the reason a person reads: "your CONFIG runs it WHEN (DETAIL)".
+struct Runner {
+  std::string config; ///< ".pre-commit-config.yaml", "git hook .git/hooks/pre-commit"
+  std::string when;   ///< "on every git commit"
+  std::string detail; ///< "hook check"; may be empty
+  /// The reason, `what` naming the file ("it", "its scripts").
+  std::string reason(const std::string& what = "it") const;
+  /// The same runner, `more` added to its detail.
+  Runner with_detail(const std::string& more) const;
+};
+
+/// Reads the person's configs from the real tree, and remembers each file and directory it
+/// looked at (the kept plan's inputs). Used by one thread.
+class ConfigReader {
+public:
+  /// The file's content; nullopt when absent, not regular, unreadable or over 1 MiB.
+  std::optional<std::string> text(const std::filesystem::path& path);
+  std::optional<nlohmann::json> yaml(const std::filesystem::path& path);
+  std::optional<nlohmann::json> jsonc(const std::filesystem::path& path);
+  /// The entries of the directory `dir` (none if it is not one), sorted.
+  std::vector<std::filesystem::path> list(const std::filesystem::path& dir);
+  std::vector<std::filesystem::path> take() { return std::move(m_read); }
+
+private:
+  std::vector<std::filesystem::path> m_read;
+};
+
+/// Collects the project files command lines name, each with the first runner that names it,
+/// and follows the package.json scripts they run (reading package.json through `reader`).
+/// Used by one thread.
+class Collector {
+public:
+  Collector(const std::filesystem::path& worktree, ConfigReader& reader)
+      : m_top(worktree), m_top_text(worktree.string()), m_reader(reader) {}
+
+  /// Every project file `line` (a shell command line) names, run in `dir` (repository-
+  /// relative, "" for the top) by `runner`; `depth` counts package.json scripts followed.
+  void command(std::string_view line, const std::string& dir, const Runner& runner, int depth = 0);
+  /// `args` as an exec'd command: each element one word, the first the command.
+  void argv(const std::vector<std::string>& args, const std::string& dir, const Runner& runner);
+  /// A word that is a path whatever it looks like (pre-commit's `language: script` entry).
+  void path(const std::string& word, const std::string& dir, const Runner& runner);
+  /// The script `name` of the real package.json in `dir`, with its pre and post scripts, as
+  /// `npm run NAME` runs them (at most 4 scripts deep); package.json then runs by itself too.
+  void npm_script(const std::string& name, const std::string& dir, const Runner& runner, int depth);
+  /// `path` (repository-relative) runs by itself, for `reason`; the first reason kept.
+  void add(const std::string& path, std::string reason);
+  std::vector<filters::ScriptUse> take() { return std::move(m_out); }
+
+private:
+  void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
+                const Runner& runner, int depth);
+  void module(std::string name, const std::string& dir, const Runner& runner);
+  /// The project .npmrc in `dir`, which npm obeys running a script, and what it names.
+  void npmrc(const std::string& dir, const Runner& runner);
+  std::optional<std::string> script_run(const std::vector<filters::CommandWord>& words, size_t i,
+                                        std::string_view tool, const std::string& dir);
+  const nlohmann::json* package_scripts(const std::string& dir);
+
+  std::filesystem::path m_top;
+  std::string m_top_text;
+  ConfigReader& m_reader;
+  std::map<std::string, std::optional<nlohmann::json>> m_packages; ///< by directory
+  std::set<std::string> m_seen;
+  std::vector<filters::ScriptUse> m_out;
+};
+
+} // namespace ws
