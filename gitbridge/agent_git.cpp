@@ -1,6 +1,7 @@
 // Reading the agent's private git state without trusting it (docs/agent-git.md).
 #include "gitbridge/agent_git.hpp"
 
+#include "filters/text_lines.hpp"
 #include "fuse/unique_fd.hpp"
 #include "gitbridge/git_handles.hpp"
 #include "gitbridge/git_ids.hpp"
@@ -218,18 +219,13 @@ std::optional<std::string> AgentGit::packed(const std::string& ref) const {
     m->packed.emplace();
     auto text = read_regular(m->dirfd, "packed-refs", k_max_packed_refs);
     if (text) {
-      size_t start = 0;
-      while (start < text->size()) {
-        size_t end = text->find('\n', start);
-        std::string_view line(text->data() + start,
-                              (end == std::string::npos ? text->size() : end) - start);
-        start = end == std::string::npos ? text->size() : end + 1;
+      filters::for_each_line(*text, [this](std::string_view line) {
         if (line.size() > GIT_OID_HEXSZ + 1 && line[GIT_OID_HEXSZ] == ' ' &&
             is_hex_id(line.substr(0, GIT_OID_HEXSZ))) {
           (*m->packed)[std::string(line.substr(GIT_OID_HEXSZ + 1))] =
               std::string(line.substr(0, GIT_OID_HEXSZ));
         }
-      }
+      });
     }
   }
   auto it = m->packed->find(ref);

@@ -94,15 +94,6 @@ int daemon_pid(const Person& p) {
   return std::atoi(r.out.c_str());
 }
 
-int open_fds(int pid) {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e :
-       fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
-    ++n;
-  }
-  return n;
-}
-
 } // namespace
 
 TEST_CASE("issue 10: every planted file that runs code lands only with its verdict - as root and "
