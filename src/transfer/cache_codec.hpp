@@ -64,18 +64,51 @@ private:
 };
 
 /// Writes `bytes` (Writer::out) and their digest to `file` through a temporary file renamed
-/// over it. Fails silently: it is a cache.
+/// over it. When `file` holds bytes of the same magic that differ from `bytes` in little (at
+/// most an eighth of their size), only the differences are written, to `file` + ".delta": the
+/// base's digest, the edits (cache_delta.hpp) and the digest of the bytes they make; read_
+/// cache_file puts them together. Past that, `file` is written whole again (folded) and the
+/// delta removed first. Fails silently: it is a cache.
 void write_cache_file(const std::filesystem::path& file, const std::string& bytes);
 
-/// A cache file read back whole: what followed the magic, without the digest.
+/// A read-only mapping of a whole file (munmap when done).
+class FileMapping {
+public:
+  FileMapping() = default;
+  FileMapping(const char* data, size_t size) : m_data(data), m_size(size) {}
+  FileMapping(FileMapping&& o) noexcept : m_data(o.m_data), m_size(o.m_size) {
+    o.m_data = nullptr;
+    o.m_size = 0;
+  }
+  FileMapping& operator=(FileMapping&& o) noexcept;
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  ~FileMapping();
+  const char* data() const { return m_data; }
+  size_t size() const { return m_size; }
+
+private:
+  const char* m_data = nullptr;
+  size_t m_size = 0;
+};
+
+/// A cache file read back whole: what followed the magic, without the digest. Mapped from
+/// the file as it is when no delta applies (nothing copied); otherwise the base and its delta
+/// put together in `buffer`.
 struct CacheBytes {
+  FileMapping mapping;
   std::unique_ptr<char[]> buffer; ///< not zeroed first: a patch's cache is tens of MB
   const char* data = nullptr;
   size_t size = 0;
 };
 
-/// Reads `file` back: nullopt unless its magic is `magic` and the digest matches.
+/// Reads `file` back: nullopt unless its magic is `magic` and the digest matches, and, when
+/// `file` + ".delta" exists, unless the delta is whole, of this very base, and makes bytes
+/// of the digest it names (a delta that cannot be trusted makes no cache, never another).
 std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
                                           const char (&magic)[8]);
+
+/// Removes `file` and its delta.
+void remove_cache_file(const std::filesystem::path& file);
 
 } // namespace ws

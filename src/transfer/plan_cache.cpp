@@ -169,7 +169,7 @@ bool only_staging_leftovers(const std::vector<std::string>& changed,
 }
 
 void drop_plan_cache(const std::filesystem::path& file) {
-  ::unlink(file.c_str());
+  remove_cache_file(file);
 }
 
 } // namespace ws
