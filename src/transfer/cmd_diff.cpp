@@ -5,6 +5,7 @@
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/freed_memory.hpp"
 #include "src/transfer/patch_update.hpp"
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
@@ -111,6 +112,7 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
 }
 
 int cmd_diff(const Context& ctx, const DiffOptions& o) {
+  keep_freed_memory();
   if (o.commits) {
     return cmd_diff_commits(ctx, o);
   }
