@@ -48,6 +48,7 @@ std::optional<CachedPlan> load_plan_cache(const std::filesystem::path& file) {
   if (r.bad() || count > payload / 8) {
     return std::nullopt;
   }
+  out.plan.reserve(count + 256); // room for a few new files merged in place (plan_update.hpp)
   out.plan.resize(count);
   for (PlannedChange& p : out.plan) {
     fuse::Change& c = p.change;
