@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
+#include <vector>
 
 namespace ws {
 
@@ -64,7 +66,8 @@ bool write_whole(const std::filesystem::path& file, std::string_view bytes,
 
 /// `file` mapped whole; nullopt when it is not a regular file of at least a magic and a
 /// digest (`absent`: it does not exist).
-std::optional<FileMapping> map_file(const std::filesystem::path& file, bool* absent = nullptr) {
+std::optional<FileMapping> map_file(const std::filesystem::path& file, bool* absent = nullptr,
+                                    struct stat* stat_out = nullptr) {
   fuse::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd && absent) {
     *absent = errno == ENOENT;
@@ -80,6 +83,9 @@ std::optional<FileMapping> map_file(const std::filesystem::path& file, bool* abs
   void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
   if (p == MAP_FAILED) {
     return std::nullopt;
+  }
+  if (stat_out) {
+    *stat_out = st;
   }
   return FileMapping(static_cast<const char*>(p), n);
 }
@@ -98,17 +104,58 @@ fuse::Hash128 trailer_of(const FileMapping& m) {
   return kept;
 }
 
+/// The files a command found whole (read_checked), by their stat: the same command keeping
+/// the cache again (write_cache_file) need not hash tens of MB a second time to know its base
+/// is whole. A cache file
+/// is never written in place (a renamed temporary file): another content is another inode,
+/// and a change in place would move ctime.
+struct Verified {
+  std::string path;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  struct timespec mtime {};
+  struct timespec ctime {};
+};
+std::mutex g_verified_lock;
+std::vector<Verified> g_verified; // guarded by g_verified_lock; a few entries
+
+Verified verified_of(const std::filesystem::path& file, const struct stat& st) {
+  return {file.string(), st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
+
+bool same(const Verified& a, const Verified& b) {
+  return a.path == b.path && a.dev == b.dev && a.ino == b.ino && a.size == b.size &&
+         a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec &&
+         a.ctime.tv_sec == b.ctime.tv_sec && a.ctime.tv_nsec == b.ctime.tv_nsec;
+}
+
+/// With `trust_verified` (only to choose what to write: a wrong guess costs a full read
+/// later, never a wrong answer), a file this command found whole already is not hashed again.
 std::optional<Checked> read_checked(const std::filesystem::path& file, const char (&magic)[8],
-                                    bool* absent = nullptr) {
-  std::optional<FileMapping> m = map_file(file, absent);
+                                    bool* absent = nullptr, bool trust_verified = false) {
+  struct stat st {};
+  std::optional<FileMapping> m = map_file(file, absent, &st);
   if (!m || std::memcmp(m->data(), magic, 8) != 0) {
     return std::nullopt;
   }
   std::string_view body(m->data() + 8, m->size() - 8 - k_trailer);
   fuse::Hash128 kept = trailer_of(*m);
+  const Verified now = verified_of(file, st);
+  if (trust_verified) {
+    std::lock_guard lock(g_verified_lock);
+    for (const Verified& v : g_verified) {
+      if (same(v, now)) {
+        return Checked{std::move(*m), body, kept};
+      }
+    }
+  }
   if (!(fuse::hash_bytes(body) == kept)) {
     return std::nullopt;
   }
+  std::lock_guard lock(g_verified_lock);
+  std::erase_if(g_verified, [&](const Verified& v) { return v.path == now.path; });
+  g_verified.push_back(now);
   return Checked{std::move(*m), body, kept};
 }
 
@@ -175,7 +222,7 @@ void write_cache_file(const std::filesystem::path& file, const std::string& byte
   std::memcpy(magic, bytes.data(), 8);
   // Only against a base that reads back whole (a damaged one is replaced, not built on).
   const char* why = "no base";
-  if (std::optional<Checked> base = read_checked(file, magic)) {
+  if (std::optional<Checked> base = read_checked(file, magic, nullptr, true)) {
     why = "the delta would be too large";
     if (std::optional<std::string> d = delta_for(base->mapping, bytes, sum)) {
       if (write_whole(delta, *d, fuse::hash_bytes(std::string_view(*d).substr(8)))) {

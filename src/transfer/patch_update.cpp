@@ -283,7 +283,8 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
     } else if (request.stat) {
       return none("a stat is not updated by name");
     } else {
-      std::optional<gitbridge::Patch> spliced = gitbridge::splice_patch(text->patch, keep, fresh);
+      std::optional<gitbridge::Patch> spliced =
+          gitbridge::splice_patch(std::move(text->patch), keep, fresh);
       if (!spliced) {
         return none("the files to replace cannot be spliced");
       }
