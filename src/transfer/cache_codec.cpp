@@ -29,9 +29,9 @@ std::filesystem::path delta_of(const std::filesystem::path& file) {
   return d;
 }
 
-/// Writes `bytes` (magic and body) and `sum` (of the body) to `file`, through a temporary
-/// file renamed over it.
-bool write_whole(const std::filesystem::path& file, std::string_view bytes,
+/// Writes `magic`, `body` and `sum` (of the body) to `file`, through a temporary file renamed
+/// over it.
+bool write_whole(const std::filesystem::path& file, const char* magic, std::string_view body,
                  const fuse::Hash128& sum) {
   std::filesystem::path tmp = file;
   tmp += ".new." + std::to_string(::getpid()); // two commands at once: each its own
@@ -43,7 +43,8 @@ bool write_whole(const std::filesystem::path& file, std::string_view bytes,
   char tail[k_trailer];
   std::memcpy(tail, &sum.high, 8);
   std::memcpy(tail + 8, &sum.low, 8);
-  for (std::string_view part : {bytes, std::string_view(tail, k_trailer)}) {
+  for (std::string_view part :
+       {std::string_view(magic, 8), body, std::string_view(tail, k_trailer)}) {
     for (size_t done = 0; done < part.size();) {
       ssize_t put = ::write(fd.get(), part.data() + done, part.size() - done);
       if (put < 0 && errno == EINTR) {
@@ -161,13 +162,12 @@ std::optional<Checked> read_checked(const std::filesystem::path& file, const cha
 
 /// The delta that makes `body` from the base mapped in `base`, or nullopt when writing the
 /// base whole again is the better (or only) way.
-std::optional<std::string> delta_for(const FileMapping& base, std::string_view bytes,
-                                     const fuse::Hash128& sum) {
-  if (std::memcmp(base.data(), bytes.data(), 8) != 0) {
+std::optional<std::string> delta_for(const FileMapping& base, const char* magic,
+                                     std::string_view body, const fuse::Hash128& sum) {
+  if (std::memcmp(base.data(), magic, 8) != 0) {
     return std::nullopt; // another format: rewritten whole
   }
   std::string_view base_body(base.data() + 8, base.size() - 8 - k_trailer);
-  std::string_view body = bytes.substr(8);
   // Past an eighth of the base, reading base and delta costs more than a base of its own.
   std::optional<std::vector<ByteEdit>> edits = byte_edits(base_body, body, base_body.size() / 8);
   if (!edits) {
@@ -216,18 +216,24 @@ void write_cache_file(const std::filesystem::path& file, const std::string& byte
   if (bytes.size() < 8) {
     return;
   }
-  const fuse::Hash128 sum = fuse::hash_bytes(std::string_view(bytes).substr(8));
-  const std::filesystem::path delta = delta_of(file);
   char magic[8];
   std::memcpy(magic, bytes.data(), 8);
-  // Only against a base that reads back whole (a damaged one is replaced, not built on).
+  write_cache_body(file, magic, std::string_view(bytes).substr(8));
+}
+
+fuse::Hash128 write_cache_body(const std::filesystem::path& file, const char (&magic)[8],
+                               std::string_view body) {
+  const fuse::Hash128 sum = fuse::hash_bytes(body);
+  const std::filesystem::path delta = delta_of(file);
   const char* why = "no base";
+  // Only against a base that reads back whole (a damaged one is replaced, not built on).
   if (std::optional<Checked> base = read_checked(file, magic, nullptr, true)) {
     why = "the delta would be too large";
-    if (std::optional<std::string> d = delta_for(base->mapping, bytes, sum)) {
-      if (write_whole(delta, *d, fuse::hash_bytes(std::string_view(*d).substr(8)))) {
+    if (std::optional<std::string> d = delta_for(base->mapping, magic, body, sum)) {
+      std::string_view d_body = std::string_view(*d).substr(8);
+      if (write_whole(delta, k_delta_magic, d_body, fuse::hash_bytes(d_body))) {
         spdlog::debug("{}: delta of {} bytes", file.filename().string(), d->size());
-        return;
+        return sum;
       }
     }
   }
@@ -235,7 +241,8 @@ void write_cache_file(const std::filesystem::path& file, const std::string& byte
   // Whole: the delta goes first, so that no reader meets the new base with an old delta (it
   // meets the old base alone, a cache of an earlier token, or the new one).
   ::unlink(delta.c_str());
-  write_whole(file, bytes, sum);
+  write_whole(file, magic, body, sum);
+  return sum;
 }
 
 std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
@@ -253,6 +260,7 @@ std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
     CacheBytes out;
     out.data = base->body.data();
     out.size = base->body.size();
+    out.digest = base->sum;
     out.mapping = std::move(base->mapping);
     return out;
   }
@@ -286,6 +294,7 @@ std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
   }
   out.data = out.buffer.get();
   out.size = size;
+  out.digest = sum;
   return out;
 }
 

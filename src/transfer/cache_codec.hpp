@@ -3,12 +3,15 @@
 // The byte layout of ws's caches in the workspace's state (plan-cache, patch-cache): fixed-
 // size values and length-prefixed strings after an 8-byte magic, an XXH3-128 of all of it
 // at the end. A cache that does not read back whole is no cache.
+#include "fuse/hash.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace ws {
@@ -71,6 +74,11 @@ private:
 /// delta removed first. Fails silently: it is a cache.
 void write_cache_file(const std::filesystem::path& file, const std::string& bytes);
 
+/// The same for a body held elsewhere (a patch's text: not copied behind a magic first), with
+/// `magic` before it; returns the body's digest (the trailer written, whole or through a delta).
+fuse::Hash128 write_cache_body(const std::filesystem::path& file, const char (&magic)[8],
+                               std::string_view body);
+
 /// A read-only mapping of a whole file (munmap when done).
 class FileMapping {
 public:
@@ -100,6 +108,7 @@ struct CacheBytes {
   std::unique_ptr<char[]> buffer; ///< not zeroed first: a patch's cache is tens of MB
   const char* data = nullptr;
   size_t size = 0;
+  fuse::Hash128 digest; ///< XXH3-128 of the body (checked)
 };
 
 /// Reads `file` back: nullopt unless its magic is `magic` and the digest matches, and, when

@@ -581,7 +581,8 @@ TEST_CASE("plan cache: caches kept as base and delta say what a full read says")
                     "echo $d $i > gen/m$d/f$i.txt; done; done")
               .status == 0);
   const std::filesystem::path state = w.state_dir();
-  const std::vector<std::string> caches{"plan-cache", "manifest-cache", "patch-cache"};
+  const std::vector<std::string> caches{"plan-cache", "manifest-cache", "patch-cache",
+                                        "patch-cache.text"};
   auto same_as_full = [&](const std::string& what) {
     for (const char* args : {"diff --no-pager", "apply --check", "status --json"}) {
       Run kept = with_cache(w, args, true);
@@ -621,7 +622,7 @@ TEST_CASE("plan cache: caches kept as base and delta say what a full read says")
   REQUIRE(w.ws("diff --no-pager").status == 0);
   REQUIRE(std::filesystem::exists(with_delta(manifest)));
   REQUIRE(damage(with_delta(manifest), "[0-9a-f]{16,}"));
-  REQUIRE(damage(with_delta(state / "patch-cache"), "again"));
+  REQUIRE(damage(with_delta(state / "patch-cache.text"), "again"));
   // (another file: the damaged entries, of gen/m2/f9.txt, would be taken as they are)
   REQUIRE(w.in_view("echo once more >> gen/m5/f9.txt").status == 0);
   same_as_full("a damaged delta");
