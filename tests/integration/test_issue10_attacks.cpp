@@ -460,5 +460,12 @@ TEST_CASE("issue 10: a file an older ws left closed to its owner (no record) - w
     Run again = p.sh_as(p.ws_line("diff --no-pager --color=never"));
     CHECK_MESSAGE(again.status == 0, again.err);
     CHECK(again.out.find("+old\n") != npos);
+    // A checkpoint keeps the record with the file: restored, the mode is the agent's again.
+    REQUIRE(p.ws("checkpoint").status == 0);
+    REQUIRE(p.sh_as("chmod 644 old.txt", view).status == 0);
+    Run restore = p.ws("restore 1");
+    CHECK_MESSAGE(restore.status == 0, restore.err);
+    CHECK(p.sh_as("stat -c %a old.txt", view).out == "0\n");
+    CHECK(p.sh_as("stat -c %a old.txt", upper).out == "1600\n");
   }
 }
