@@ -190,9 +190,20 @@ void OverlayFs::kill_suid_on_write(int fd) {
     return; // the write that follows reports the fd's trouble
   }
   mode_t kill = S_ISUID | ((st.st_mode & S_IXGRP) ? S_ISGID : 0);
-  if (st.st_mode & kill) {
-    ::fchmod(fd, st.st_mode & 07777 & ~kill);
+  if ((st.st_mode & kill) == 0) {
+    return;
   }
+  if (std::optional<mode_t> shown =
+          file_mode_marked(st.st_mode) ? recorded_mode(fd) : std::nullopt) {
+    // The bits shown are the record's (their x and setuid bits are the real mode's).
+    try {
+      set_upper_file_mode(fd, false, *shown & ~kill, "write");
+    } catch (const SystemError&) {
+      // as the fchmod below: the write goes on
+    }
+    return;
+  }
+  ::fchmod(fd, st.st_mode & 07777 & ~kill);
 }
 
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
