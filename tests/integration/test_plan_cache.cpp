@@ -600,10 +600,12 @@ TEST_CASE("plan cache: caches kept as base and delta say what a full read says")
     REQUIRE(std::filesystem::exists(state / c));
     base_time[c] = std::filesystem::last_write_time(state / c);
   }
-  // Small changes: deltas, against the same bases.
+  // Small changes: deltas, against the same bases (the text's found from where the pieces of
+  // the kept text lie: an edit, a new file, a deletion, each one file's text among many).
   for (int i = 1; i <= 6; ++i) {
     REQUIRE(w.in_view("echo more >> gen/m" + std::to_string(i) + "/f3.txt" +
-                      (i % 2 ? "" : " && echo n > gen/m1/new" + std::to_string(i) + ".txt"))
+                      (i % 2 ? "" : " && echo n > gen/m1/new" + std::to_string(i) + ".txt") +
+                      (i % 3 ? "" : " && rm gen/m" + std::to_string(i - 1) + "/f7.txt"))
                 .status == 0);
     same_as_full("small change " + std::to_string(i));
     for (const std::string& c : caches) {
@@ -642,6 +644,13 @@ TEST_CASE("plan cache: caches kept as base and delta say what a full read says")
   for (const std::string& c : {std::string("plan-cache"), std::string("manifest-cache")}) {
     INFO(c << " after many changes");
     CHECK(std::filesystem::last_write_time(state / c) != base_time[c]);
+  }
+  // After the fold, small changes are deltas of the new bases again.
+  for (const char* step :
+       {"echo after >> gen/m4/f2.txt", "echo n > gen/m2/new-after.txt", "rm gen/m6/f11.txt"}) {
+    REQUIRE(w.in_view(step).status == 0);
+    same_as_full(std::string("after the fold: ") + step);
+    CHECK(std::filesystem::exists(with_delta(state / "patch-cache.text")));
   }
   // A delta of the first base put beside the new one (stale): no cache, a full read.
   std::filesystem::rename(old_delta, with_delta(manifest));
