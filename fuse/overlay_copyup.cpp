@@ -273,14 +273,14 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
 }
 
 void OverlayFs::ensure_upper_dir(Node* dir) {
-  if (dir->upper_fd.load() >= 0) {
+  if (dir->upper_fd.exists()) {
     return;
   }
   if (dir->guard) {
     refuse_guard(dir->name);
   }
   std::lock_guard lock(dir->mutex);
-  if (dir->upper_fd.load() >= 0) {
+  if (dir->upper_fd.exists()) {
     return;
   }
   if (dir->unlinked || !dir->parent) {
@@ -289,10 +289,10 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
   ensure_upper_dir(dir->parent);
   std::string path = path_locked(dir);
   struct stat st {};
-  if (::fstat(dir->lower_fd.load(), &st) != 0) {
+  if (::fstat(dir->lower_fd.get(), &st) != 0) {
     throw_errno("copy-up: stat", path);
   }
-  int pu = dir->parent->upper_fd.load();
+  int pu = dir->parent->upper_fd.get();
   m_disk.wait_counted();
   // Not refused at the disk limit: removing a real-tree file copies its directory up, and
   // removing must work at the limit. (Counted, though.)
@@ -330,7 +330,7 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
     dir->backing_dev = ust.st_dev;
     dir->backing_ino = ust.st_ino;
   }
-  dir->upper_fd.store(fd.release(), std::memory_order_release);
+  dir->upper_fd.set(std::move(fd));
 }
 
 void OverlayFs::copy_up_orphan(Node* n) {
@@ -383,12 +383,12 @@ void OverlayFs::copy_up(Node* n) {
   ensure_upper_dir(n->parent);
   std::string path = path_locked(n);
   UniqueFd lower(
-      ::openat(n->parent->lower_fd.load(), n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      ::openat(n->parent->lower_fd.get(), n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (!lower || ::fstat(lower.get(), &st) != 0) {
     throw_errno("copy-up: open", path);
   }
-  int pu = n->parent->upper_fd.load();
+  int pu = n->parent->upper_fd.get();
   copy_object(lower.get(), st, pu, n->name, path);
   struct stat ust {};
   if (::fstatat(pu, n->name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -472,10 +472,11 @@ void OverlayFs::copy_up_tree(Node* dir) {
   }
   m_disk.wait_counted();
   ensure_upper_dir(dir);
-  if (dir->lower_fd.load() < 0) {
+  int lower = dir->lower_fd.get(); // -1 also if the real one went while its fd was closed
+  if (lower < 0) {
     return;
   }
-  copy_tree_locked(dir->lower_fd.load(), dir->upper_fd.load(), path_locked(dir));
+  copy_tree_locked(lower, dir->upper_fd.get(), path_locked(dir));
   refresh_after_tree_copy(dir);
 }
 
@@ -489,12 +490,12 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
   }
   {
     std::lock_guard lock(dir->mutex);
-    int old = dir->lower_fd.exchange(-1);
+    int old = dir->lower_fd.take();
     if (old >= 0) {
       dir->retired_fds.push_back(old);
     }
   }
-  int upper = dir->upper_fd.load();
+  int upper = dir->upper_fd.get();
   for (Node* child : children) {
     {
       std::lock_guard lock(child->mutex);
@@ -503,9 +504,9 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
         continue;
       }
       if (child->is_dir()) {
-        if (child->upper_fd.load() < 0) {
+        if (!child->upper_fd.exists()) {
           child->shown_mode.store(Node::k_mode_unread); // read from the directory copied up
-          child->upper_fd.store(
+          child->upper_fd.set(
               ::openat(upper, child->name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         }
       } else if (!child->on_upper.load()) {
@@ -529,7 +530,7 @@ void OverlayFs::set_owner(int dirfd, const char* name, const Caller& c, Node* pa
   }
   gid_t gid = c.gid;
   struct stat pst {};
-  bool setgid_dir = ::fstat(parent->upper_fd.load(), &pst) == 0 && (pst.st_mode & S_ISGID);
+  bool setgid_dir = ::fstat(parent->upper_fd.get(), &pst) == 0 && (pst.st_mode & S_ISGID);
   if (setgid_dir) {
     gid = pst.st_gid; // BSD group semantics in setgid directories, as ext4
   }

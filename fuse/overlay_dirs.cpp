@@ -33,8 +33,8 @@ std::vector<DirEntry> OverlayFs::list_dir(Node* dir) {
   std::vector<DirEntry> out;
   out.push_back({".", dir->ino, DT_DIR});
   out.push_back({"..", dir->parent ? dir->parent->ino : dir->ino, DT_DIR});
-  int upper = dir->upper_fd.load();
-  int lower = dir->lower_fd.load();
+  int upper = dir->upper_fd.get();
+  int lower = dir->lower_fd.get();
   std::unordered_set<std::string> seen;
   if (upper >= 0) {
     for_each_entry(upper, path, [&](const dirent& e) {

@@ -76,13 +76,13 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   };
   // Where no real directory is merged, the O_EXCL create below finds out alone whether the
   // name exists (the kernel asks after a LOOKUP that missed, so it rarely does).
-  bool merged = parent->lower_fd.load() >= 0;
+  bool merged = parent->lower_fd.exists();
   if (merged && try_resolve_locked(parent, name, path)) {
     return open_existing();
   }
   m_disk.require(4096, "create"); // as for any new name (overlay_namespace.cpp)
   ensure_upper_dir(parent);
-  int pu = parent->upper_fd.load();
+  int pu = parent->upper_fd.get();
   std::string n(name);
   // With stateless opens the fd is kept for the requests that follow (settle_created_handle),
   // whoever sends them: open for reading and writing, and without O_APPEND (a WRITE comes

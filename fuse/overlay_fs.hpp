@@ -2,6 +2,7 @@
 
 #include "fuse/change_log.hpp"
 #include "fuse/created_fds.hpp"
+#include "fuse/dir_fds.hpp"
 #include "fuse/disk_usage.hpp"
 #include "fuse/git_paths.hpp"
 #include "fuse/host_callers.hpp"
@@ -49,9 +50,10 @@ struct StateDirs;
 /// One object of the view as the kernel knows it (a FUSE nodeid is a Node*).
 ///
 /// A node stands for a name in its parent. Only directories hold fds: an O_PATH fd on their
-/// upper directory (once it exists) and on the lower directory they merge. A file, symlink
-/// or special file is reached through its parent's fd and its name, so a 100,000-file tree
-/// costs fds only for its directories. A non-directory that loses its name while the kernel
+/// upper directory (once it exists) and on the lower directory they merge, for a bounded set
+/// of directories (DirFds; the others open theirs again when asked). A file, symlink or
+/// special file is reached through its parent's fd and its name, so a 100,000-file tree
+/// costs fds only for its directories. An object that loses its name while the kernel
 /// still holds it (unlinked while open, renamed over) is pinned: it keeps an O_PATH fd.
 ///
 /// Locking (also in docs/locking.md), always in this order:
@@ -62,7 +64,9 @@ struct StateDirs;
 ///   3. OverlayFs::m_table (mutex): nlookup, children maps, node lifetime.
 /// The fd fields are atomics set once or retired, never closed while the node lives, so
 /// readers need no lock. (A state edit, under the exclusive m_tree, may swap a directory's
-/// upper_fd or lower_fd; the old fd is retired like any other.)
+/// upper_fd or lower_fd; the old fd is retired like any other.) A directory fd is closed
+/// only by DirFds's trim, under the exclusive m_tree and m_table: whoever reads one holds
+/// either lock until done with it.
 ///
 /// A guard node shows the person's processes the real tree's object at a git-sensitive path
 /// (docs/filesystem.md, "The agent's .git and the person's git"): a directory holds only a
@@ -81,8 +85,12 @@ struct Node {
   uint32_t child_refs = 0; ///< m_table: live children, named or detached; they keep us alive
 
   std::mutex mutex;
-  std::atomic<int> upper_fd{-1};     ///< directories: O_PATH on the upper directory
-  std::atomic<int> lower_fd{-1};     ///< directories: O_PATH on the merged lower directory
+  DirFds* dir_fds = nullptr;         ///< the set its directory fds belong to; fixed at creation
+  DirFd upper_fd{this, false};       ///< directories: the upper directory
+  DirFd lower_fd{this, true};        ///< directories: the merged lower directory
+  Node* fd_prev = nullptr;           ///< DirFds's list (its mutex)
+  Node* fd_next = nullptr;           ///< DirFds's list (its mutex)
+  bool fd_listed = false;            ///< DirFds's list (its mutex)
   std::atomic<bool> on_upper{false}; ///< non-directories: the object lives in upper/
   std::atomic<int> pinned_fd{-1};    ///< non-directories without a name: O_PATH on the object
   std::vector<int> retired_fds;      ///< guarded by mutex; closed with the node
@@ -121,10 +129,10 @@ struct Node {
 
   ~Node();
   bool is_dir() const { return type == S_IFDIR; }
-  /// Directories: the fd to read attributes from (upper if it exists).
+  /// Directories: the fd to read attributes from (upper if it exists); -1 if it vanished.
   int dir_fd() const {
-    int u = upper_fd.load(std::memory_order_acquire);
-    return u >= 0 ? u : lower_fd.load(std::memory_order_acquire);
+    int u = upper_fd.get();
+    return u >= 0 ? u : lower_fd.get();
   }
 };
 
@@ -328,11 +336,22 @@ private:
   struct Found {
     UniqueFd upper; ///< directories: O_PATH
     UniqueFd lower; ///< directories: O_PATH
+    /// `lower` is not the parent's lower directory's entry (the real git directory's): it
+    /// could not be opened again by path.
+    bool lower_fixed = false;
     struct stat st {};
     bool on_upper = false;
   };
 
   std::string path_locked(const Node* n) const; // needs m_tree held
+  /// Trims the directory fds now if they grew past their bound (a state edit revisiting a
+  /// large known tree, which the trimming thread cannot interrupt); needs the exclusive m_tree.
+  void trim_dir_fds_locked() {
+    if (m_dir_fds.held() > m_dir_fds.high()) {
+      std::lock_guard table(m_table);
+      m_dir_fds.trim_locked();
+    }
+  }
   /// Walks upper/ and bases/ for the bytes they hold (after state edits, under the exclusive
   /// m_tree; the first count, at start, runs on m_counter).
   void measure_disk();
@@ -414,9 +433,13 @@ private:
   /// request) or when the daemon could not open the file again (its mode `mode`).
   void settle_created_handle(Node* n, std::unique_ptr<FileHandle>& fh, int accmode, mode_t mode,
                              bool fresh);
-  /// Gives a non-directory about to lose its name an fd of its own (needs m_tree held).
+  /// Gives an object about to lose its name an fd of its own (a directory: keeps its fds
+  /// for good, DirFd::fix); needs m_tree held.
   void pin_locked(Node* n);
   void pin_child_locked(Node* parent, std::string_view name);
+  /// Undoes pin_locked of a directory that kept its name after all (the syscall failed).
+  static void unpin_dir(Node* n);
+  void unpin_child_dir(Node* parent, std::string_view name);
   void touch_parent_locked(Node* parent);
   /// Records that the agent created `path` where the real tree had nothing (an empty base),
   /// in a directory merging the real one (needs m_tree held).
@@ -510,6 +533,7 @@ private:
 
   mutable std::shared_mutex m_tree;
   std::mutex m_table;
+  DirFds m_dir_fds{process_fd_limit()}; ///< before the nodes: they hold its fds
   std::unique_ptr<Node> m_root;
   std::unordered_map<Node*, std::unique_ptr<Node>> m_nodes; ///< m_table: every live node but root
   std::atomic<uint64_t> m_next_generation{1};

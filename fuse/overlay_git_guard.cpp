@@ -78,14 +78,13 @@ Entry OverlayFs::guard_entry_locked(Node* parent, std::string_view name, const s
 Entry OverlayFs::guard_child_locked(Node* parent, std::string_view name) {
   std::string path = join_path(path_locked(parent), name);
   struct stat st {};
-  if (::fstatat(parent->lower_fd.load(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
-      0) {
+  if (::fstatat(parent->lower_fd.get(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
       throw_errno("lookup (real tree)", path);
     }
     return {nullptr, {}, negative_timeout(parent)};
   }
-  return attach_guard_locked(parent, name, parent->lower_fd.load(), st, path);
+  return attach_guard_locked(parent, name, parent->lower_fd.get(), st, path);
 }
 
 Entry OverlayFs::attach_guard_locked(Node* parent, std::string_view name_view, int dir_fd,
@@ -113,6 +112,7 @@ Entry OverlayFs::attach_guard_locked(Node* parent, std::string_view name_view, i
     if (!n) {
       auto owned = std::make_unique<Node>();
       n = owned.get();
+      n->dir_fds = &m_dir_fds;
       n->parent = parent;
       n->name = name;
       n->guard = true;
@@ -126,7 +126,8 @@ Entry OverlayFs::attach_guard_locked(Node* parent, std::string_view name_view, i
       // neither may be cached, or the other side would be handed this one.
       n->git_sensitive = !parent->guard || is_git_sensitive(path, n->type);
       if (n->is_dir()) {
-        n->lower_fd = obj.release();
+        n->lower_fd.set(std::move(obj));
+        n->lower_fd.fix(); // opened from a place of its own: never evicted
         watch_locked(n);
       } else {
         n->pinned_fd = obj.release();

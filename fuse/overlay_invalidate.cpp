@@ -28,7 +28,7 @@ void OverlayFs::stop_watching() {
 }
 
 void OverlayFs::watch_locked(Node* dir) {
-  int lower = dir->lower_fd.load();
+  int lower = dir->lower_fd.get();
   if (!m_watcher || lower < 0) {
     return;
   }
@@ -76,7 +76,7 @@ double OverlayFs::timeout_for(const Node* n, const struct stat& st) const {
 }
 
 double OverlayFs::negative_timeout(const Node* parent) const {
-  bool stable = parent->lower_fd.load() < 0 || parent->watch.load() >= 0;
+  bool stable = !parent->lower_fd.exists() || parent->watch.load() >= 0;
   return stable ? m_options.long_timeout : m_options.short_timeout;
 }
 
@@ -105,7 +105,7 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
           dir->watch.store(-1);
           continue;
         }
-        if (dir->lower_fd.load() < 0) {
+        if (!dir->lower_fd.exists()) {
           continue; // opaque now: the real tree no longer shows through
         }
         if (!dir->unlinked && (dir == m_root.get() || dir->parent)) {
@@ -131,8 +131,8 @@ void OverlayFs::on_lower_events(const LowerWatcher::Event* events, size_t count,
         auto child = dir->children.find(std::string(e.name));
         if (child != dir->children.end()) {
           Node* c = child->second;
-          bool agents = c->is_dir() ? c->upper_fd.load() >= 0 : c->on_upper.load();
-          bool gained = c->is_dir() && c->lower_fd.load() < 0 && (e.mask & IN_ISDIR) &&
+          bool agents = c->is_dir() ? c->upper_fd.exists() : c->on_upper.load();
+          bool gained = c->is_dir() && !c->lower_fd.exists() && (e.mask & IN_ISDIR) &&
                         (e.mask & (IN_CREATE | IN_MOVED_TO));
           if (agents && !gained) {
             continue; // the view shows the agent's version here, whatever the person does

@@ -21,10 +21,11 @@ std::string proc_fd_path(int fd) {
 }
 
 Node::~Node() {
-  for (int fd : {upper_fd.load(), lower_fd.load(), pinned_fd.load()}) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
+  if (dir_fds) {
+    dir_fds->forget(this); // its DirFds close their fds
+  }
+  if (int fd = pinned_fd.load(); fd >= 0) {
+    ::close(fd);
   }
   for (int fd : retired_fds) {
     ::close(fd);
@@ -111,8 +112,18 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   m_root->ino = lst.st_ino;
   m_root->nlookup = 1;
   m_root->generation = 0;
-  m_root->upper_fd = ::fcntl(m_upper_root.get(), F_DUPFD_CLOEXEC, 0);
-  m_root->lower_fd = ::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0);
+  m_root->dir_fds = &m_dir_fds;
+  m_root->upper_fd.set(::fcntl(m_upper_root.get(), F_DUPFD_CLOEXEC, 0));
+  m_root->lower_fd.set(::fcntl(m_lower_root.get(), F_DUPFD_CLOEXEC, 0));
+  m_root->upper_fd.fix(); // every reopen ends here at the latest
+  m_root->lower_fd.fix();
+  // Directory fds past their bound are closed by a thread of their own, with every reader
+  // locked out (DirFd).
+  m_dir_fds.start([this](const std::function<void()>& trim) {
+    std::unique_lock tree(m_tree);
+    std::lock_guard table(m_table);
+    trim();
+  });
   std::error_code store_ec;
   std::filesystem::create_directories(layout.store(), store_ec);
   m_tracked_base = m_marks.start_serving(); // what changed before us, for the next checkpoint
@@ -148,6 +159,7 @@ void OverlayFs::measure_disk() {
 }
 
 OverlayFs::~OverlayFs() {
+  m_dir_fds.stop(); // before the nodes go
   if (m_counter.joinable()) {
     m_counter.join();
   }
@@ -221,8 +233,8 @@ OverlayFs::try_resolve_locked(Node* parent, std::string_view name_view, const st
   // A miss is the common case of every create (LOOKUP, then MKNOD): no exception for it.
   std::string name(name_view);
   Found f;
-  int pu = parent->upper_fd.load();
-  int pl = parent->lower_fd.load();
+  int pu = parent->upper_fd.get();
+  int pl = parent->lower_fd.get();
   bool lower_ok = pl >= 0 && !m_meta.is_whiteout(path);
   if (pu >= 0 && ::fstatat(pu, name.c_str(), &f.st, AT_SYMLINK_NOFOLLOW) == 0) {
     f.on_upper = true;
@@ -240,6 +252,7 @@ OverlayFs::try_resolve_locked(Node* parent, std::string_view name_view, const st
       } else if (m_real_git && shared_git_dir(path) && !m_meta.is_opaque(path)) {
         // The agent's .git/objects: the real repository's objects, shared read-only.
         f.lower = open_path(m_real_git.get(), name.c_str(), O_DIRECTORY);
+        f.lower_fixed = true;
       }
     }
     return f;
@@ -264,57 +277,6 @@ OverlayFs::try_resolve_locked(Node* parent, std::string_view name_view, const st
   return std::nullopt;
 }
 
-int OverlayFs::object_dir_locked(const Node* n) const {
-  return n->on_upper.load(std::memory_order_acquire) ? n->parent->upper_fd.load()
-                                                     : n->parent->lower_fd.load();
-}
-
-UniqueFd OverlayFs::open_object_locked(const Node* n, int flags) const {
-  UniqueFd fd;
-  if (n->is_dir()) {
-    // O_PATH: a copy of the node's own O_PATH fd. Opening "." through it would need search
-    // permission on the directory, which its owner may have taken away: `chmod 000 d` then
-    // `chmod 755 d` must work for a daemon that is not root, as on ext4.
-    fd = UniqueFd((flags & O_PATH) ? ::fcntl(n->dir_fd(), F_DUPFD_CLOEXEC, 0)
-                                   : ::openat(n->dir_fd(), ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC));
-  } else if (int pinned = n->pinned_fd.load(); pinned >= 0) {
-    fd = UniqueFd((flags & O_PATH) ? ::fcntl(pinned, F_DUPFD_CLOEXEC, 0)
-                                   : ::open(proc_fd_path(pinned).c_str(), flags | O_CLOEXEC));
-  } else {
-    fd = UniqueFd(::openat(object_dir_locked(n), n->name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
-  }
-  if (!fd) {
-    throw_errno("open", n->name);
-  }
-  return fd;
-}
-
-struct stat OverlayFs::stat_object_locked(const Node* n) const {
-  struct stat st {};
-  int rc;
-  if (n->is_dir()) {
-    rc = ::fstat(n->dir_fd(), &st);
-  } else if (int pinned = n->pinned_fd.load(); pinned >= 0) {
-    rc = ::fstat(pinned, &st);
-  } else {
-    rc = ::fstatat(object_dir_locked(n), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
-  }
-  if (rc != 0) {
-    throw_errno("stat", n->name);
-  }
-  return st;
-}
-
-void OverlayFs::pin_locked(Node* n) {
-  if (n->is_dir() || n->pinned_fd.load() >= 0) {
-    return;
-  }
-  int fd = ::openat(object_dir_locked(n), n->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0) {
-    n->pinned_fd.store(fd, std::memory_order_release);
-  }
-}
-
 Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
                                const std::string& path) {
   std::lock_guard table(m_table);
@@ -323,11 +285,14 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
     Node* existing = it->second;
     if (existing->backing_ino == f.st.st_ino && existing->backing_dev == f.st.st_dev &&
         existing->type == (f.st.st_mode & S_IFMT)) {
-      if (existing->is_dir() && f.lower && existing->lower_fd.load() < 0) {
+      if (existing->is_dir() && f.lower && !existing->lower_fd.exists()) {
         // The agent made this directory before the real tree had it; now it does (the
         // person's `mkdir`, git writing an object into a fan-out directory the agent's git
         // made first): merged from now on, as a lookup today would find it.
-        existing->lower_fd.store(f.lower.release(), std::memory_order_release);
+        existing->lower_fd.set(std::move(f.lower));
+        if (f.lower_fixed) {
+          existing->lower_fd.fix();
+        }
         watch_locked(existing);
         if (m_watcher) {
           if (existing->watch.load() >= 0) {
@@ -354,13 +319,17 @@ Node* OverlayFs::attach_locked(Node* parent, std::string_view name, Found&& f,
   n->on_upper = f.on_upper;
   n->backing_dev = f.st.st_dev;
   n->backing_ino = f.st.st_ino;
-  n->upper_fd = f.upper.release();
-  n->lower_fd = f.lower.release();
-  n->stable = parent->lower_fd.load() < 0 || parent->watch.load() >= 0;
+  n->dir_fds = &m_dir_fds;
+  n->upper_fd.set(std::move(f.upper));
+  n->lower_fd.set(std::move(f.lower));
+  if (f.lower_fixed) {
+    n->lower_fd.fix();
+  }
+  n->stable = !parent->lower_fd.exists() || parent->watch.load() >= 0;
   n->git_sensitive = is_git_sensitive(path, n->type);
   if (n->is_dir()) {
     watch_locked(n); // before the kernel hears of it: no change inside can be missed
-    if (m_watcher && n->lower_fd.load() >= 0) {
+    if (m_watcher && n->lower_fd.exists()) {
       if (n->watch.load() >= 0) {
         m_changes.unblind(path, false);
       } else {
@@ -421,10 +390,10 @@ void OverlayFs::release_locked(Node* n) {
       }
     }
     --parent->child_refs;
-    if (n->watch.load() >= 0 && !n->unlinked && parent->lower_fd.load() >= 0) {
+    if (n->watch.load() >= 0 && !n->unlinked && parent->lower_fd.exists()) {
       // The kernel forgot a directory the real tree still has: its changes go unseen now.
       struct stat st {};
-      if (::fstatat(parent->lower_fd.load(), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      if (::fstatat(parent->lower_fd.get(), n->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
           S_ISDIR(st.st_mode)) {
         m_changes.blind(path_locked(n)); // renames change parent/name under m_table too
       }
@@ -470,15 +439,14 @@ void OverlayFs::present(const Node* n, struct stat& st) const {
   if (n->guard) {
     st.st_mode &= ~static_cast<mode_t>(S_IWUSR | S_IWGRP | S_IWOTH); // read-only: as it behaves
   }
-  if (n->is_dir() && n->upper_fd.load() >= 0 && n->lower_fd.load() >= 0) {
+  if (n->is_dir() && n->upper_fd.exists() && n->lower_fd.exists()) {
     st.st_nlink = 1;
     // Its listing changes with either layer: the later ctime of the two, so that what
     // checks a directory's stat for changes (git's untracked cache) sees the person's.
     struct stat lower {};
-    if (::fstat(n->lower_fd.load(), &lower) == 0 &&
-        (lower.st_ctim.tv_sec > st.st_ctim.tv_sec ||
-         (lower.st_ctim.tv_sec == st.st_ctim.tv_sec &&
-          lower.st_ctim.tv_nsec > st.st_ctim.tv_nsec))) {
+    if (::fstat(n->lower_fd.get(), &lower) == 0 && (lower.st_ctim.tv_sec > st.st_ctim.tv_sec ||
+                                                    (lower.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+                                                     lower.st_ctim.tv_nsec > st.st_ctim.tv_nsec))) {
       st.st_ctim = lower.st_ctim;
     }
   }
@@ -492,12 +460,16 @@ void OverlayFs::present(const Node* n, struct stat& st) const {
 
 struct stat OverlayFs::getattr(Node* n) {
   struct stat st {};
+  std::shared_lock tree(m_tree); // a directory's fds too (DirFd)
   if (n->is_dir()) {
-    if (::fstat(n->dir_fd(), &st) != 0) {
+    int fd = n->dir_fd();
+    if (fd < 0) {
+      throw SystemError(ENOENT, "getattr of a directory gone: " + n->name);
+    }
+    if (::fstat(fd, &st) != 0) {
       throw_errno("getattr");
     }
   } else {
-    std::shared_lock tree(m_tree);
     st = stat_object_locked(n);
   }
   present(n, st);

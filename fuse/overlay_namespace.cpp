@@ -28,7 +28,7 @@ Entry OverlayFs::attach_entry_locked(Node* parent, std::string_view name, const 
 
 std::optional<Identity> OverlayFs::lower_at_locked(Node* parent, std::string_view name,
                                                    const std::string& path) {
-  int pl = parent->lower_fd.load();
+  int pl = parent->lower_fd.get();
   if (pl < 0 || m_meta.is_whiteout(path)) {
     return std::nullopt;
   }
@@ -70,7 +70,7 @@ bool OverlayFs::is_empty_view_dir(const Found& f, const std::string& path) {
 }
 
 void OverlayFs::note_created_locked(Node* parent, const std::string& path) {
-  if (parent->lower_fd.load() < 0) {
+  if (!parent->lower_fd.exists()) {
     return; // inside the agent's own directory: its record already says so
   }
   PathMeta meta = m_meta.get(path).value_or(PathMeta{});
@@ -115,7 +115,7 @@ void OverlayFs::touch_parent_locked(Node* parent) {
   // Deleting a real-tree entry only records a whiteout; the directory must still look
   // changed, as on ext4: copy it up and move its times (overlayfs does the same).
   ensure_upper_dir(parent);
-  ::utimensat(AT_FDCWD, proc_fd_path(parent->upper_fd.load()).c_str(), nullptr, 0);
+  ::utimensat(AT_FDCWD, proc_fd_path(parent->upper_fd.get()).c_str(), nullptr, 0);
 }
 
 void OverlayFs::pin_child_locked(Node* parent, std::string_view name) {
@@ -141,7 +141,7 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
   }
   m_disk.require(k_entry_room, "mkdir");
   ensure_upper_dir(parent);
-  int pu = parent->upper_fd.load();
+  int pu = parent->upper_fd.get();
   std::string n(name);
   if (::mkdirat(pu, n.c_str(), mode & 07777) != 0) {
     throw_errno("mkdir", path);
@@ -160,7 +160,7 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
     }
     set_upper_dir_mode(fd.get(), st.st_mode & 07777, path);
   }
-  if (parent->lower_fd.load() >= 0) {
+  if (parent->lower_fd.exists()) {
     // A new directory is the agent's own: it never merges a lower one that appears later
     // or that stood here before (deleted, then created again).
     PathMeta meta = m_meta.get(path).value_or(PathMeta{});
@@ -190,7 +190,7 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
   }
   m_disk.require(k_entry_room, "mknod");
   ensure_upper_dir(parent);
-  int pu = parent->upper_fd.load();
+  int pu = parent->upper_fd.get();
   std::string n(name);
   if (::mknodat(pu, n.c_str(), mode, rdev) != 0) {
     throw_errno("mknod", path);
@@ -228,7 +228,7 @@ Entry OverlayFs::symlink(const Caller& c, Node* parent, std::string_view name,
   }
   m_disk.require(k_entry_room, "symlink");
   ensure_upper_dir(parent);
-  int pu = parent->upper_fd.load();
+  int pu = parent->upper_fd.get();
   std::string n(name);
   if (::symlinkat(std::string(target).c_str(), pu, n.c_str()) != 0) {
     throw_errno("symlink", path);
@@ -259,8 +259,8 @@ Entry OverlayFs::link(const Caller& c, Node* n, Node* newparent, std::string_vie
   std::string nn(newname);
   int rc = n->pinned_fd.load() >= 0
                ? ::linkat(AT_FDCWD, proc_fd_path(n->pinned_fd.load()).c_str(),
-                          newparent->upper_fd.load(), nn.c_str(), AT_SYMLINK_FOLLOW)
-               : ::linkat(object_dir_locked(n), n->name.c_str(), newparent->upper_fd.load(),
+                          newparent->upper_fd.get(), nn.c_str(), AT_SYMLINK_FOLLOW)
+               : ::linkat(object_dir_locked(n), n->name.c_str(), newparent->upper_fd.get(),
                           nn.c_str(), 0);
   if (rc != 0) {
     throw_errno("link", path);
@@ -304,15 +304,15 @@ void OverlayFs::unlink(const Caller& c, Node* parent, std::string_view name) {
     if (!meta.base) {
       // The first touch may be this unlink (tar -x, cp --remove-destination, git checkout):
       // keep the content, or a later create here could not be merged with the person's edit.
-      meta.base = save_base(parent->lower_fd.load(), std::string(name), path, *lower);
+      meta.base = save_base(parent->lower_fd.get(), std::string(name), path, *lower);
     }
     meta.whiteout = true;
   }
   // Metadata before the upper unlink: a crash leaves the file hidden, not resurrected.
   m_meta.put(path, meta);
   pin_child_locked(parent, name);
-  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.load(), std::string(name)) : 0;
-  if (f.on_upper && ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), 0) != 0) {
+  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.get(), std::string(name)) : 0;
+  if (f.on_upper && ::unlinkat(parent->upper_fd.get(), std::string(name).c_str(), 0) != 0) {
     throw_errno("unlink", path);
   }
   m_disk.add(-freed); // an open file keeps its blocks a little longer: counted freed now
@@ -350,10 +350,13 @@ void OverlayFs::rmdir(const Caller& c, Node* parent, std::string_view name) {
     meta.whiteout = true;
   }
   m_meta.put(path, meta);
-  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.load(), std::string(name)) : 0;
+  pin_child_locked(parent, name);
+  int64_t freed = f.on_upper ? upper_allocated(parent->upper_fd.get(), std::string(name)) : 0;
   if (f.on_upper &&
-      ::unlinkat(parent->upper_fd.load(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
-    throw_errno("rmdir", path);
+      ::unlinkat(parent->upper_fd.get(), std::string(name).c_str(), AT_REMOVEDIR) != 0) {
+    int err = errno;
+    unpin_child_dir(parent, name);
+    throw SystemError(err, "rmdir '" + path + "'");
   }
   m_disk.add(-freed);
   if (!f.on_upper) {
@@ -457,11 +460,15 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
   int64_t freed = 0;
   if (dnode && !exchange) {
     pin_locked(dnode); // it loses its name, maybe while open
-    freed = upper_allocated(newparent->upper_fd.load(), dn);
+    freed = upper_allocated(newparent->upper_fd.get(), dn);
   }
-  if (::renameat2(parent->upper_fd.load(), sn.c_str(), newparent->upper_fd.load(), dn.c_str(),
+  if (::renameat2(parent->upper_fd.get(), sn.c_str(), newparent->upper_fd.get(), dn.c_str(),
                   exchange ? RENAME_EXCHANGE : 0) != 0) {
-    throw_errno("rename", spath);
+    int err = errno;
+    if (dnode && !exchange) {
+      unpin_dir(dnode); // it keeps its name: its fds may be closed again
+    }
+    throw SystemError(err, "rename '" + spath + "'");
   }
   m_disk.add(-freed);
 
@@ -472,15 +479,15 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
     PathMeta m = m_meta.get(path).value_or(PathMeta{});
     m.base = before.base ? before.base : lower;
     if (!before.base && lower && path == dpath && !exchange) {
-      m.base = save_base(newparent->lower_fd.load(), dn, dpath, *lower);
+      m.base = save_base(newparent->lower_fd.get(), dn, dpath, *lower);
     }
-    if (!m.base && dir_parent->lower_fd.load() >= 0) {
+    if (!m.base && dir_parent->lower_fd.exists()) {
       m.base = Identity{}; // nothing stood here when the agent put this here
     }
     m.whiteout = before.whiteout;
     m.origin = moved_in.origin;
     m.origin_path = moved_in.origin_path;
-    m.opaque = moved_in_dir && dir_parent->lower_fd.load() >= 0;
+    m.opaque = moved_in_dir && dir_parent->lower_fd.exists();
     m_meta.put(path, m);
   };
   if (exchange) {
@@ -524,9 +531,9 @@ void OverlayFs::rename(const Caller& c, Node* parent, std::string_view name, Nod
     }
   }
   // A directory moved under a merging parent must not pick up a lower namesake.
-  if (sdir && snode->lower_fd.load() >= 0) {
+  if (sdir && snode->lower_fd.exists()) {
     std::lock_guard lock(snode->mutex);
-    int old = snode->lower_fd.exchange(-1);
+    int old = snode->lower_fd.take();
     if (old >= 0) {
       snode->retired_fds.push_back(old);
     }

@@ -345,11 +345,22 @@ void OverlayFs::collect_visits_locked(const std::vector<std::string>& scope,
       }
     }
   }
-  // Before the edit: an fd on each file that may lose its name, to pin it afterwards.
+  // Before the edit: an fd on each file that may lose its name, to pin it afterwards (a
+  // process may have it open). As many as the directory fds may be: the kernel may know
+  // more files than the daemon may open (an npm install), and a reset must not fail then.
+  int64_t budget = m_dir_fds.high();
   for (size_t i = 1; i < visits.size(); ++i) {
     StateVisit& v = visits[i];
     if (v.node->is_dir()) {
-      v.had_upper = v.node->upper_fd.load() >= 0;
+      v.had_upper = v.node->upper_fd.exists();
+      continue;
+    }
+    if (budget-- <= 0) {
+      if (budget == -1) {
+        logger().info("state edit: {} files the kernel knows; those past the first {} are not "
+                      "kept open: a process holding one open loses it if the edit drops it",
+                      visits.size(), m_dir_fds.high());
+      }
       continue;
     }
     try {
@@ -378,6 +389,7 @@ void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations
     detach_locked(n); // our reference keeps it alive
   };
   for (size_t i = 1; i < visits.size(); ++i) {
+    trim_dir_fds_locked(); // a reset of a large known tree opens every directory again
     StateVisit& v = visits[i];
     Node* n = v.node;
     if (gone.count(n->parent)) {
@@ -415,7 +427,7 @@ void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations
     // cannot find their way.
     n->ino = report_ino(v.path, f->st, f->on_upper, f->lower.get());
     bool moved = refresh_dir_locked(n, *f);
-    if (moved || v.had_upper || n->upper_fd.load() >= 0) {
+    if (moved || v.had_upper || n->upper_fd.exists()) {
       changed_dirs.push_back(n);
     }
   }
@@ -423,9 +435,10 @@ void OverlayFs::revalidate_locked(std::vector<StateVisit>& visits, Invalidations
   // node the kernel keeps: it may hold a negative entry for it. Names of nodes that stay
   // are left alone: invalidating a directory's entry would unhash the cwd of a shell there.
   for (Node* dir : changed_dirs) {
+    trim_dir_fds_locked();
     out.inodes.insert(nodeid(dir));
-    std::vector<std::string> names = names_in(dir->upper_fd.load());
-    std::vector<std::string> lower = names_in(dir->lower_fd.load());
+    std::vector<std::string> names = names_in(dir->upper_fd.get());
+    std::vector<std::string> lower = names_in(dir->lower_fd.get());
     names.insert(names.end(), lower.begin(), lower.end());
     std::lock_guard table(m_table);
     for (std::string& name : names) {
@@ -453,19 +466,22 @@ void OverlayFs::show_real_file_locked(Node* n, const Found& found, Invalidations
 }
 
 bool OverlayFs::refresh_dir_locked(Node* dir, Found& found) {
-  auto swap = [dir](std::atomic<int>& slot, UniqueFd& fresh) {
-    int old = slot.load();
-    if (same_object(old, fresh.get())) {
+  auto swap = [dir](DirFd& slot, UniqueFd& fresh) {
+    if (same_object(slot.get(), fresh.get())) {
       return false;
     }
     std::lock_guard lock(dir->mutex);
-    slot.store(fresh.release(), std::memory_order_release);
+    int old = slot.take();
+    slot.set(std::move(fresh));
     if (old >= 0) {
       dir->retired_fds.push_back(old); // a reader may still hold it: closed with the node
     }
     return true;
   };
   bool changed = swap(dir->upper_fd, found.upper);
+  if (found.lower_fixed) {
+    dir->lower_fd.fix();
+  }
   if (changed) {
     dir->shown_mode.store(Node::k_mode_unread); // another upper directory: its own mode
   }

@@ -159,18 +159,17 @@ void set_new_upper_file_mode(int fd, mode_t mode, const std::string& path) {
 }
 
 int OverlayFs::shown_dir_mode(const Node* n) {
-  int upper = n->upper_fd.load(std::memory_order_acquire);
-  if (upper < 0) {
+  if (!n->upper_fd.exists()) {
     return -1; // the real tree's directory shows as it is
   }
   int mode = n->shown_mode.load(std::memory_order_acquire);
-  if (mode == Node::k_mode_unread) {
+  if (int upper = mode == Node::k_mode_unread ? n->upper_fd.get() : -1; upper >= 0) {
     std::optional<mode_t> recorded = recorded_mode(upper);
     int fresh = recorded ? static_cast<int>(*recorded) : Node::k_mode_real;
     // A chmod that stored its mode meanwhile wins over what was read before it.
     if (n->shown_mode.compare_exchange_strong(mode, fresh, std::memory_order_acq_rel)) {
       mode = fresh;
-      if (n->upper_fd.load(std::memory_order_acquire) != upper) {
+      if (n->upper_fd.get() != upper) {
         // A state edit swapped the upper directory while we read the old one's record.
         n->shown_mode.store(Node::k_mode_unread, std::memory_order_release);
       }

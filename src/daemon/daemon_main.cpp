@@ -37,7 +37,7 @@ void report(int fd, const std::string& text) {
   }
 }
 
-/// Raises the fd limit: the view keeps an O_PATH fd for every directory the kernel knows.
+/// Raises the fd limit: the view keeps directory fds up to a quarter of it (fuse/dir_fds.hpp).
 /// Root may raise the hard limit too, up to fs.nr_open.
 void maximize_fd_limit() {
   rlimit lim{};

@@ -326,15 +326,17 @@ HostService::HostService(const fs::path& dir, const std::string& name, const std
                                      "    if r:\n"
                                      "        if kind == 'stream':\n"
                                      "            s.accept()[0].close()\n"
+                                     "            open(note, 'a').write('got\\n')\n"
                                      "        else:\n"
-                                     "            s.recv(100)\n"
-                                     "        open(note, 'a').write('got\\n')\n";
+                                     "            data = s.recv(100).decode(errors='replace')\n"
+                                     "            open(note, 'a').write(data + '\\n')\n";
   fs::path note = m_notes.path() / "note";
   Run r = sh(prefix + (prefix.empty() ? "" : " ") + py() + " -c " + q(k_serve) + " " +
              q(dir.string()) + " " + q(name) + " " + kind + " " + q(note.string()) +
              " >/dev/null 2>&1 </dev/null & echo $!");
   m_pid = std::atoi(r.out.c_str());
-  m_ready = m_pid > 0 && wait_for(m_notes.path() / "note.ready", 50);
+  // A python start takes seconds on a loaded machine (ctest -j2 beside a build).
+  m_ready = m_pid > 0 && wait_for(m_notes.path() / "note.ready", 300);
 }
 
 HostService::~HostService() {
@@ -349,6 +351,23 @@ bool HostService::reached() const {
 
 bool HostService::wait_reached(int tenths) const {
   return wait_for(m_notes.path() / "note", tenths);
+}
+
+std::string HostService::notes() const {
+  std::ifstream in(m_notes.path() / "note");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool HostService::wait_notes(const std::string& expected, int tenths) const {
+  for (int i = 0; i < tenths; ++i) {
+    if (notes() == expected) {
+      return true;
+    }
+    ::usleep(100 * 1000);
+  }
+  return notes() == expected;
 }
 
 void HostService::forget() const {

@@ -176,6 +176,10 @@ public:
   bool reached() const;
   /// reached(), polled for up to `tenths` tenths of a second.
   bool wait_reached(int tenths = 50) const;
+  /// What came so far, a line each: "got" per connection, a datagram's bytes per datagram.
+  std::string notes() const;
+  /// Polls (up to `tenths` tenths of a second) until notes() is `expected`.
+  bool wait_notes(const std::string& expected, int tenths = 300) const;
   void forget() const;
 
 private:
