@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 
@@ -239,12 +240,11 @@ std::optional<std::string> executable(const PathFacts& f) {
 
 /// The first of the person's self-running configs that runs the file at `n` (ScriptUse).
 const ScriptUse* run_by_config(const Name& n, const PolicyConfig& config) {
-  for (const ScriptUse& use : config.run_by_configs) {
-    if (use.path == n.path) {
-      return &use;
-    }
-  }
-  return nullptr;
+  // Sorted by path: the imports a hook's scripts load can be thousands, the changes too.
+  const auto& uses = config.run_by_configs;
+  auto it = std::lower_bound(uses.begin(), uses.end(), n.path,
+                             [](const ScriptUse& u, const std::string& p) { return u.path < p; });
+  return it != uses.end() && it->path == n.path ? &*it : nullptr;
 }
 
 /// Withhold rules in the order a person should hear them: the most specific or dangerous

@@ -110,7 +110,7 @@ struct PolicyConfig {
   /// (gitbridge::config_files_inside).
   std::vector<ConfigFileUse> git_config_files;
   /// Files inside the worktree that the person's self-running configs run by themselves
-  /// (src/transfer/self_run_configs.hpp), read from the real tree.
+  /// (src/transfer/self_run_configs.hpp), read from the real tree; sorted by path, one each.
   std::vector<ScriptUse> run_by_configs;
 };
 

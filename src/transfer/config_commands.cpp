@@ -154,6 +154,7 @@ void Collector::argv(const std::vector<std::string>& args, const std::string& di
 void Collector::path(const std::string& word, const std::string& dir, const Runner& runner) {
   if (auto p = filters::project_path_of(word, dir, m_top_text)) {
     add(*p, runner.reason());
+    load({*p, dir, runner, Lang::Exec});
   }
 }
 
@@ -220,10 +221,9 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     if (w.command) {
       tool = base_name(w.text);
       quiet = runs_no_argument(tool);
-      if (tool == "make" || tool == "gmake") {
-        for (const char* makefile : {"GNUmakefile", "makefile", "Makefile"}) {
-          add(joined(cwd, makefile), runner.with_detail("make").reason("its rules"));
-        }
+      if (tool == "make" || tool == "gmake" || tool == "tox" || tool == "nox" || tool == "pytest" ||
+          tool == "py.test") {
+        runner_config(tool, cwd, runner);
       } else if (tool == "npm" || tool == "pnpm" || tool == "yarn" || tool == "bun") {
         if (auto script = script_run(words, i, tool, cwd)) {
           npm_script(*script, cwd, runner, depth);
@@ -239,6 +239,9 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     // python -m pkg.mod runs pkg/mod.py (or its package's __main__), after pkg/__init__.py.
     if (i > 0 && words[i - 1].text == "-m" && w.text.find('/') == std::string::npos) {
       module(w.text, cwd, runner);
+      if (w.text == "pytest" || w.text == "tox" || w.text == "nox") {
+        runner_config(w.text, cwd, runner);
+      }
       continue;
     }
     if (!filters::names_a_file(w)) {
@@ -250,17 +253,32 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     }
     add(*p, runner.reason());
     // What the interpreter opens for that name: node tries extensions and index.js, Python
-    // runs a directory's (or zip's) __main__.py.
+    // runs a directory's (or zip's) __main__.py. What the file loads runs too.
     const bool node =
         tool == "node" || tool == "nodejs" || tool == "bun" || tool == "tsx" || tool == "ts-node";
     const bool python = tool.starts_with("python") || tool == "uv" || tool == "pipenv";
+    const bool shell = tool == "sh" || tool == "bash" || tool == "dash" || tool == "zsh" ||
+                       tool == "ksh" || tool == "." || tool == "source" || tool == "source_env" ||
+                       tool == "source_up";
+    if (w.command) {
+      load({*p, cwd, runner, Lang::Exec});
+    } else if (shell) {
+      load({*p, cwd, runner, Lang::Shell});
+    }
     if (node) {
+      load({*p, cwd, runner, Lang::Node});
       for (const char* more : {".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.cjs",
                                "/index.mjs", "/package.json"}) {
         add(*p + more, runner.reason());
+        load({*p + more, cwd, runner, Lang::Node});
       }
     } else if (python && !w.command) {
+      // sys.path[0] is the script's directory (the directory run, for its __main__.py).
+      const size_t slash = p->rfind('/');
+      const std::string script_dir = slash == std::string::npos ? "" : p->substr(0, slash);
       add(*p + "/__main__.py", runner.reason());
+      load({*p, cwd, runner, Lang::Python, {script_dir, cwd}});
+      load({*p + "/__main__.py", cwd, runner, Lang::Python, {*p, cwd}});
     }
   }
 }
@@ -270,12 +288,17 @@ void Collector::module(std::string name, const std::string& dir, const Runner& r
   if (name.empty() || name.find_first_of("$*?") != std::string::npos) {
     return;
   }
-  for (const std::string& file : {name + ".py", name + "/__main__.py", name + "/__init__.py"}) {
-    path(file, dir, runner);
-  }
+  std::vector<std::string> files{name + ".py", name + "/__main__.py", name + "/__init__.py"};
   for (size_t slash = name.find('/'); slash != std::string::npos;
        slash = name.find('/', slash + 1)) {
-    path(name.substr(0, slash) + "/__init__.py", dir, runner);
+    files.push_back(name.substr(0, slash) + "/__init__.py");
+  }
+  // `python -m` puts the directory it runs in first on sys.path.
+  for (const std::string& file : files) {
+    if (auto p = filters::project_path_of(file, dir, m_top_text)) {
+      add(*p, runner.reason());
+      load({*p, dir, runner, Lang::Python, {dir}});
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -73,9 +74,35 @@ public:
   void npm_script(const std::string& name, const std::string& dir, const Runner& runner, int depth);
   /// `path` (repository-relative) runs by itself, for `reason`; the first reason kept.
   void add(const std::string& path, std::string reason);
-  std::vector<filters::ScriptUse> take() { return std::move(m_out); }
+  /// Every file named so far, and what the named scripts load in turn (script_loads.cpp).
+  std::vector<filters::ScriptUse> take();
+
+  /// How a named file runs, which says what it loads: Python's imports, node's requires, a
+  /// shell script's command lines, a Makefile's includes and rules; `Exec` is a file run as a
+  /// command (its name or `#!` line tells which).
+  enum class Lang { Exec, Python, Node, Shell, Make, Tox };
 
 private:
+  /// A named file to read for what it loads, when it runs in `cwd` for `runner`.
+  struct Load {
+    std::string path;
+    std::string cwd;
+    Runner runner;
+    Lang lang;
+    std::vector<std::string> roots = {}; ///< Python: sys.path, repository-relative ("" top)
+    bool imported = false;               ///< itself loaded by a followed file (the reason's chain)
+    int depth = 0;
+  };
+  /// Follows `path` (named as `runner` runs it) unless already followed as `lang`.
+  void load(Load l);
+  /// What the loads read say: more names, more loads (script_loads.cpp).
+  void follow();
+  void follow_python(const Load& l, const std::string& text);
+  void follow_node(const Load& l, const std::string& text);
+  void follow_make(const Load& l, const std::string& text);
+  /// The config of a runner a command names (`make`, `tox`, `nox`, `pytest`), run in `cwd`.
+  void runner_config(std::string_view tool, const std::string& cwd, const Runner& runner);
+
   void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
                 const Runner& runner, int depth);
   void module(std::string name, const std::string& dir, const Runner& runner);
@@ -91,6 +118,8 @@ private:
   std::map<std::string, std::optional<nlohmann::json>> m_packages; ///< by directory
   std::set<std::string> m_seen;
   std::vector<filters::ScriptUse> m_out;
+  std::vector<Load> m_loads;
+  std::set<std::pair<std::string, Lang>> m_loaded;
 };
 
 } // namespace ws
