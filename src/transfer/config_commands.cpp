@@ -221,12 +221,14 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     if (w.command) {
       tool = base_name(w.text);
       quiet = runs_no_argument(tool);
-      if (tool == "make" || tool == "gmake" || tool == "tox" || tool == "nox" || tool == "pytest" ||
-          tool == "py.test") {
-        runner_config(tool, cwd, runner);
-      } else if (tool == "npm" || tool == "pnpm" || tool == "yarn" || tool == "bun") {
-        if (auto script = script_run(words, i, tool, cwd)) {
+      if (runner_config(tool, cwd, runner)) {
+      } else if (tool == "npm" || tool == "pnpm" || tool == "yarn" || tool == "bun" ||
+                 tool == "npx" || tool == "bunx" || tool == "pnpx") {
+        const bool runs_bin = tool == "npx" || tool == "bunx" || tool == "pnpx";
+        if (auto script = runs_bin ? std::nullopt : script_run(words, i, tool, cwd)) {
           npm_script(*script, cwd, runner, depth);
+        } else if (auto bin = package_bin(words, i, tool)) {
+          runner_config(*bin, cwd, runner); // `npx eslint`, `yarn jest`: the tool's config
         }
       } else if (tool == "cd" && i + 1 < words.size() && !words[i + 1].command) {
         cwd = filters::project_path_of(words[i + 1].text, cwd, m_top_text).value_or("");
@@ -300,6 +302,27 @@ void Collector::module(std::string name, const std::string& dir, const Runner& r
       load({*p, dir, runner, Lang::Python, {dir}});
     }
   }
+}
+
+std::optional<std::string> Collector::package_bin(const std::vector<filters::CommandWord>& words,
+                                                  size_t i, std::string_view tool) {
+  auto next = [&](size_t j) {
+    while (j < words.size() && !words[j].command && words[j].text.front() == '-') {
+      ++j;
+    }
+    return j < words.size() && !words[j].command ? j : words.size();
+  };
+  size_t at = next(i + 1);
+  // npx X; pnpm exec X, pnpm dlx X, yarn exec X, yarn dlx X, bun x X; yarn X, pnpm X.
+  if (at < words.size() && tool != "npx" && tool != "bunx" && tool != "pnpx") {
+    const std::string& verb = words[at].text;
+    if (verb == "exec" || verb == "dlx" || verb == "x") {
+      at = next(at + 1);
+    } else if (tool == "npm") {
+      return std::nullopt;
+    }
+  }
+  return at < words.size() ? std::optional(words[at].text) : std::nullopt;
 }
 
 std::optional<std::string> Collector::script_run(const std::vector<filters::CommandWord>& words,

@@ -80,7 +80,7 @@ public:
   /// How a named file runs, which says what it loads: Python's imports, node's requires, a
   /// shell script's command lines, a Makefile's includes and rules; `Exec` is a file run as a
   /// command (its name or `#!` line tells which).
-  enum class Lang { Exec, Python, Node, Shell, Make, Tox };
+  enum class Lang { Exec, Python, Node, Shell, Make, Tox, Taskfile };
 
 private:
   /// A named file to read for what it loads, when it runs in `cwd` for `runner`.
@@ -92,6 +92,9 @@ private:
     std::vector<std::string> roots = {}; ///< Python: sys.path, repository-relative ("" top)
     bool imported = false;               ///< itself loaded by a followed file (the reason's chain)
     int depth = 0;
+    /// A tool's own config (jest.config.js): its relative path strings name files it loads
+    /// (`setupFiles: ['./test/setup.js']`), not only its requires.
+    bool tool_config = false;
   };
   /// Follows `path` (named as `runner` runs it) unless already followed as `lang`.
   void load(Load l);
@@ -100,8 +103,10 @@ private:
   void follow_python(const Load& l, const std::string& text);
   void follow_node(const Load& l, const std::string& text);
   void follow_make(const Load& l, const std::string& text);
-  /// The config of a runner a command names (`make`, `tox`, `nox`, `pytest`), run in `cwd`.
-  void runner_config(std::string_view tool, const std::string& cwd, const Runner& runner);
+  /// The configs that `tool` (`make`, `tox`, `pytest`, `eslint`...), run in `cwd`, reads and
+  /// runs; false when it is not such a tool.
+  bool runner_config(std::string_view tool, const std::string& cwd, const Runner& runner);
+  void follow_taskfile(const Load& l);
 
   void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
                 const Runner& runner, int depth);
@@ -111,6 +116,9 @@ private:
   std::optional<std::string> script_run(const std::vector<filters::CommandWord>& words, size_t i,
                                         std::string_view tool, const std::string& dir);
   const nlohmann::json* package_scripts(const std::string& dir);
+  /// The program `npx X`, `pnpm exec X`, `yarn X` (not a script) runs from node_modules/.bin.
+  std::optional<std::string> package_bin(const std::vector<filters::CommandWord>& words, size_t i,
+                                         std::string_view tool);
 
   std::filesystem::path m_top;
   std::string m_top_text;

@@ -239,8 +239,29 @@ std::vector<std::string> python_import_files(const PythonImport& import, const s
   return out;
 }
 
-std::vector<std::string> node_specifiers(std::string_view text) {
+std::vector<std::string> node_specifiers(std::string_view text, bool all_strings) {
   std::vector<std::string> out;
+  if (all_strings) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char q = text[i];
+      if (q != '"' && q != '\'' && q != '`') {
+        continue;
+      }
+      const size_t end = text.find(q, i + 1);
+      if (end == std::string_view::npos) {
+        break;
+      }
+      std::string spec(text.substr(i + 1, end - i - 1));
+      i = end;
+      if (spec.starts_with("<rootDir>/")) {
+        spec.replace(0, 10, "./");
+      }
+      if ((spec.starts_with("./") || spec.starts_with("../")) && spec.size() < 4096 &&
+          spec.find('\n') == std::string::npos) {
+        out.push_back(std::move(spec));
+      }
+    }
+  }
   for (std::string_view keyword : {"require", "import", "from"}) {
     for (size_t at = text.find(keyword); at != std::string_view::npos;
          at = text.find(keyword, at + 1)) {

@@ -33,8 +33,10 @@ std::vector<std::string> python_import_files(const PythonImport& import, const s
 
 /// The relative specifiers (`./x`, `../y/z.js`) a JavaScript or TypeScript file loads:
 /// `require('...')`, `import ... from '...'`, `import '...'`, `import('...')`, `export ...
-/// from '...'`. Package names (node_modules: a place withheld anyway) are left out.
-std::vector<std::string> node_specifiers(std::string_view text);
+/// from '...'`. Package names (node_modules: a place withheld anyway) are left out. With
+/// `all_strings` (a tool's config: jest's `setupFiles`, `globalSetup`, `transform`), every
+/// string that is a relative path counts too, `<rootDir>/x` as `./x`.
+std::vector<std::string> node_specifiers(std::string_view text, bool all_strings = false);
 
 /// The files node may open for `specifier` (relative to `dir`, repository-relative) as node
 /// resolves it: the name itself, with `.js`, `.cjs`, `.mjs`, `.ts`, `.json`, and as a

@@ -7,7 +7,9 @@
 #include "src/transfer/script_imports.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 namespace ws {
 
@@ -132,6 +134,9 @@ void Collector::follow() {
     case Lang::Make:
       follow_make(l, *text);
       break;
+    case Lang::Taskfile:
+      follow_taskfile(l);
+      break;
     case Lang::Tox: {
       const Runner runner = l.runner.with_detail("a command of " + l.path);
       for (const std::string& line : tox_commands(*text, absolute_dir(m_top, dir_of(l.path)))) {
@@ -166,7 +171,7 @@ void Collector::follow_python(const Load& l, const std::string& text) {
 void Collector::follow_node(const Load& l, const std::string& text) {
   const Runner runner = l.runner.with_detail(l.imported ? l.path : "imported by " + l.path);
   const std::string reason = runner.reason();
-  for (const std::string& spec : node_specifiers(text)) {
+  for (const std::string& spec : node_specifiers(text, l.tool_config)) {
     for (const std::string& file : node_files(spec, dir_of(l.path))) {
       add(file, reason);
       load({file, l.cwd, runner, Lang::Node, {}, true, l.depth + 1});
@@ -174,24 +179,154 @@ void Collector::follow_node(const Load& l, const std::string& text) {
   }
 }
 
-void Collector::runner_config(std::string_view tool, const std::string& cwd, const Runner& runner) {
-  auto in_cwd = [&](const char* name) { return cwd.empty() ? name : cwd + "/" + name; };
-  if (tool == "make" || tool == "gmake") {
-    for (const char* makefile : {"GNUmakefile", "makefile", "Makefile"}) {
-      add(in_cwd(makefile), runner.with_detail("make").reason("its rules"));
-      load({in_cwd(makefile), cwd, runner.with_detail("make"), Lang::Make});
+namespace {
+
+/// The configs a tool run by name reads from where it runs, and what they are. `verb` says
+/// what of the config runs, for the reason ("its rules").
+struct ToolConfigs {
+  std::string_view tool;
+  std::string_view verb;
+  std::optional<Collector::Lang> lang; ///< how to follow it; none: withheld, not followed
+  std::vector<std::string_view> files;
+};
+
+const std::vector<ToolConfigs>& tool_configs() {
+  using Lang = Collector::Lang;
+  static const std::vector<ToolConfigs> k_table{
+      {"make", "its rules", Lang::Make, {"GNUmakefile", "makefile", "Makefile"}},
+      {"gmake", "its rules", Lang::Make, {"GNUmakefile", "makefile", "Makefile"}},
+      {"tox", "its commands", Lang::Tox, {"tox.ini"}},
+      {"nox", "its sessions", Lang::Python, {"noxfile.py"}},
+      // pytest imports its rootdir's conftest.py before any test.
+      {"pytest", "it", Lang::Python, {"conftest.py"}},
+      {"py.test", "it", Lang::Python, {"conftest.py"}},
+      {"task",
+       "its tasks",
+       Lang::Taskfile,
+       {"Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
+      {"just", "its recipes", std::nullopt, {"justfile", ".justfile", "Justfile"}},
+      {"eslint",
+       "it",
+       Lang::Node,
+       {"eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts",
+        "eslint.config.mts", "eslint.config.cts", ".eslintrc.js", ".eslintrc.cjs"}},
+      {"prettier",
+       "it",
+       Lang::Node,
+       {"prettier.config.js", "prettier.config.cjs", "prettier.config.mjs", "prettier.config.ts",
+        ".prettierrc.js", ".prettierrc.cjs", ".prettierrc.mjs", ".prettierrc.ts"}},
+      {"jest",
+       "it",
+       Lang::Node,
+       {"jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs"}},
+      {"vitest",
+       "it",
+       Lang::Node,
+       {"vitest.config.ts", "vitest.config.js", "vitest.config.mts", "vitest.config.mjs",
+        "vitest.config.cts", "vitest.config.cjs", "vite.config.ts", "vite.config.js",
+        "vite.config.mts", "vite.config.mjs"}},
+      {"vite",
+       "it",
+       Lang::Node,
+       {"vite.config.ts", "vite.config.js", "vite.config.mts", "vite.config.mjs"}},
+      {"stylelint",
+       "it",
+       Lang::Node,
+       {"stylelint.config.js", "stylelint.config.cjs", "stylelint.config.mjs", ".stylelintrc.js",
+        ".stylelintrc.cjs"}},
+      {"mocha", "it", Lang::Node, {".mocharc.js", ".mocharc.cjs"}},
+      {"webpack",
+       "it",
+       Lang::Node,
+       {"webpack.config.js", "webpack.config.ts", "webpack.config.cjs", "webpack.config.mjs"}},
+      {"rollup", "it", Lang::Node, {"rollup.config.js", "rollup.config.mjs", "rollup.config.ts"}},
+      {"commitlint",
+       "it",
+       Lang::Node,
+       {"commitlint.config.js", "commitlint.config.cjs", "commitlint.config.mjs",
+        "commitlint.config.ts", ".commitlintrc.js", ".commitlintrc.cjs"}},
+      {"cmake", "it", std::nullopt, {"CMakeLists.txt", "CMakePresets.json"}},
+      {"cargo", "it", std::nullopt, {"Cargo.toml", "build.rs"}},
+      {"gradle",
+       "it",
+       std::nullopt,
+       {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+        "gradle.properties"}},
+      {"gradlew",
+       "it",
+       std::nullopt,
+       {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+        "gradle.properties"}},
+      {"mvn",
+       "it",
+       std::nullopt,
+       {"pom.xml", ".mvn/extensions.xml", ".mvn/maven.config", ".mvn/jvm.config"}},
+      {"mvnw",
+       "it",
+       std::nullopt,
+       {"pom.xml", ".mvn/extensions.xml", ".mvn/maven.config", ".mvn/jvm.config"}},
+  };
+  return k_table;
+}
+
+} // namespace
+
+bool Collector::runner_config(std::string_view tool, const std::string& cwd, const Runner& runner) {
+  for (const ToolConfigs& t : tool_configs()) {
+    if (t.tool != tool) {
+      continue;
     }
-  } else if (tool == "tox") {
-    add(in_cwd("tox.ini"), runner.with_detail("tox").reason("its commands"));
-    load({in_cwd("tox.ini"), cwd, runner.with_detail("tox"), Lang::Tox});
-  } else if (tool == "nox") {
-    // nox imports noxfile.py and runs its sessions.
-    add(in_cwd("noxfile.py"), runner.with_detail("nox").reason("its sessions"));
-    load({in_cwd("noxfile.py"), cwd, runner.with_detail("nox"), Lang::Python, {cwd}});
-  } else {
-    // pytest imports the conftest.py of its rootdir before any test, and what it imports.
-    add(in_cwd("conftest.py"), runner.with_detail("pytest").reason());
-    load({in_cwd("conftest.py"), cwd, runner.with_detail("pytest"), Lang::Python, {cwd}});
+    const Runner by = runner.with_detail(std::string(tool));
+    for (std::string_view name : t.files) {
+      const std::string path = cwd.empty() ? std::string(name) : cwd + "/" + std::string(name);
+      add(path, by.reason(std::string(t.verb)));
+      if (t.lang) {
+        load({path, cwd, by, *t.lang, {cwd}, false, 0, *t.lang == Lang::Node});
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+void Collector::follow_taskfile(const Load& l) {
+  // Task runs each task's `cmds` (a command line, or `{cmd: ...}`) in the task's `dir`.
+  auto doc = m_reader.yaml(m_top / l.path);
+  if (!doc || !doc->is_object() || !doc->contains("tasks") || !(*doc)["tasks"].is_object()) {
+    return;
+  }
+  const Runner runner = l.runner.with_detail("a task of " + l.path);
+  for (const auto& task : (*doc)["tasks"].items()) {
+    const nlohmann::json& t = task.value();
+    std::string dir = l.cwd;
+    std::vector<const nlohmann::json*> cmds;
+    if (t.is_string()) {
+      cmds.push_back(&t); // `task: echo x`: the short form
+    } else if (t.is_object()) {
+      if (auto d = t.find("dir"); d != t.end() && d->is_string()) {
+        dir = filters::project_path_of(d->get<std::string>(), l.cwd, m_top_text).value_or(l.cwd);
+      }
+      for (const char* key : {"cmds", "cmd"}) {
+        if (auto c = t.find(key); c != t.end()) {
+          if (c->is_array()) {
+            for (const nlohmann::json& e : *c) {
+              cmds.push_back(&e);
+            }
+          } else {
+            cmds.push_back(&*c);
+          }
+        }
+      }
+    }
+    for (const nlohmann::json* c : cmds) {
+      const nlohmann::json* line = c;
+      if (c->is_object() && c->contains("cmd")) {
+        line = &(*c)["cmd"];
+      }
+      if (line->is_string()) {
+        command(line->get<std::string>(), dir, runner.with_detail(task.key()));
+      }
+    }
   }
 }
 

@@ -235,3 +235,52 @@ TEST_CASE("redteam transfer imports: tox, nox and pytest run by a pre-commit hoo
   CHECK(repo.read("tools/lint.py") == "# the person's\n");
   CHECK(repo.read("tools/not.py") == "# the person's\n# agent\n");
 }
+
+// eslint, jest and task are not installed here: the verdicts and what lands are checked.
+// lint-staged runs `eslint --fix` on commit, and eslint imports eslint.config.js, which
+// requires the project's own rules; `npm test` runs jest, which loads jest.config.js and the
+// setup files it names; a hook runs `task lint`, and task runs the task's cmds.
+TEST_CASE("redteam transfer imports: eslint, jest and task run by a commit hook load their "
+          "configs and what those name") {
+  TestRepo repo;
+  repo.write("package.json", R"({"scripts": {"test": "jest --ci"},
+  "lint-staged": {"*.js": "eslint --fix"}})");
+  repo.write("eslint.config.js", "const local = require('./tools/eslint-rules');\n"
+                                 "module.exports = [{ plugins: { local } }];\n");
+  repo.write("jest.config.js", "module.exports = { setupFiles: ['<rootDir>/test/setup.js'],\n"
+                               "  globalSetup: './test/global.js' };\n");
+  repo.write("Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    dir: web\n    cmds:\n"
+                             "      - node ../tools/lint.mjs\n      - cmd: sh ./fix.sh\n"
+                             "  other: echo done\n");
+  for (const char* f : {"tools/eslint-rules.js", "test/setup.js", "test/global.js",
+                        "tools/lint.mjs", "web/fix.sh", "tools/unrelated.js"}) {
+    repo.write(f, "// the person's\n");
+  }
+  repo.commit_all();
+  write_file(repo.path() / ".git/hooks/pre-commit",
+             "#!/bin/sh\nnpx lint-staged\nnpm test\ntask lint\n", true);
+  MountedWorkspace w(repo);
+  REQUIRE(w.in_view("for f in tools/eslint-rules.js test/setup.js test/global.js tools/lint.mjs "
+                    "web/fix.sh tools/unrelated.js eslint.config.js; do echo '// agent' >> $f; "
+                    "done")
+              .status == 0);
+  const std::string why = "withheld: your ";
+  CHECK(verdict_of(w, "eslint.config.js") ==
+        why + "package.json runs it on every git commit (lint-staged *.js, eslint)");
+  CHECK(verdict_of(w, "tools/eslint-rules.js") ==
+        why + "package.json runs it on every git commit (lint-staged *.js, eslint, imported "
+              "by eslint.config.js)");
+  const std::string hook = why + "git hook .git/hooks/pre-commit runs it on every git commit (";
+  CHECK(verdict_of(w, "test/setup.js") ==
+        hook + "package.json's \"test\" script, jest, imported by jest.config.js)");
+  CHECK(verdict_of(w, "test/global.js") ==
+        hook + "package.json's \"test\" script, jest, imported by jest.config.js)");
+  CHECK(verdict_of(w, "tools/lint.mjs") == hook + "task, a task of Taskfile.yml, lint)");
+  CHECK(verdict_of(w, "web/fix.sh") == hook + "task, a task of Taskfile.yml, lint)");
+  CHECK(verdict_of(w, "tools/unrelated.js").rfind("transfer", 0) == 0);
+  Run a = w.ws("apply");
+  INFO("ws apply: " << a.status << "\n" << a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(repo.read("test/setup.js") == "// the person's\n");
+  CHECK(repo.read("tools/unrelated.js") == "// the person's\n// agent\n");
+}
