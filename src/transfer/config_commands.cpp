@@ -95,6 +95,11 @@ std::optional<json> ConfigReader::jsonc(const fs::path& path) {
   return t ? parse_jsonc(*t) : std::nullopt;
 }
 
+std::optional<json> ConfigReader::toml(const fs::path& path) {
+  auto t = text(path);
+  return t ? parse_toml(*t) : std::nullopt;
+}
+
 std::vector<fs::path> ConfigReader::list(const fs::path& dir) {
   m_read.push_back(dir);
   std::vector<fs::path> out;

@@ -46,6 +46,7 @@ public:
   std::optional<std::string> text(const std::filesystem::path& path);
   std::optional<nlohmann::json> yaml(const std::filesystem::path& path);
   std::optional<nlohmann::json> jsonc(const std::filesystem::path& path);
+  std::optional<nlohmann::json> toml(const std::filesystem::path& path);
   /// The entries of the directory `dir` (none if it is not one), sorted.
   std::vector<std::filesystem::path> list(const std::filesystem::path& dir);
   std::vector<std::filesystem::path> take() { return std::move(m_read); }
@@ -80,7 +81,7 @@ public:
   /// How a named file runs, which says what it loads: Python's imports, node's requires, a
   /// shell script's command lines, a Makefile's includes and rules; `Exec` is a file run as a
   /// command (its name or `#!` line tells which).
-  enum class Lang { Exec, Python, Node, Shell, Make, Tox, Taskfile };
+  enum class Lang { Exec, Python, Node, Shell, Make, Tox, Taskfile, Pyproject, Cargo };
 
 private:
   /// A named file to read for what it loads, when it runs in `cwd` for `runner`.
@@ -107,6 +108,10 @@ private:
   /// runs; false when it is not such a tool.
   bool runner_config(std::string_view tool, const std::string& cwd, const Runner& runner);
   void follow_taskfile(const Load& l);
+  void follow_pyproject(const Load& l);
+  void follow_cargo(const Load& l);
+  /// The module of an entry point (`pkg.mod:func`), in `dir` and in its `src/` layout.
+  void entry_point(const std::string& ref, const std::string& dir, const Runner& runner);
 
   void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
                 const Runner& runner, int depth);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ws {
@@ -137,6 +138,12 @@ void Collector::follow() {
     case Lang::Taskfile:
       follow_taskfile(l);
       break;
+    case Lang::Pyproject:
+      follow_pyproject(l);
+      break;
+    case Lang::Cargo:
+      follow_cargo(l);
+      break;
     case Lang::Tox: {
       const Runner runner = l.runner.with_detail("a command of " + l.path);
       for (const std::string& line : tox_commands(*text, absolute_dir(m_top, dir_of(l.path)))) {
@@ -204,6 +211,13 @@ const std::vector<ToolConfigs>& tool_configs() {
        "its tasks",
        Lang::Taskfile,
        {"Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
+      // The scripts and tasks of pyproject.toml (poe, hatch, pdm; uv and poetry run the
+      // project's entry points), and Cargo.toml's build script.
+      {"poe", "its tasks", Lang::Pyproject, {"pyproject.toml"}},
+      {"hatch", "its scripts", Lang::Pyproject, {"pyproject.toml"}},
+      {"pdm", "its scripts", Lang::Pyproject, {"pyproject.toml"}},
+      {"uv", "its scripts", Lang::Pyproject, {"pyproject.toml"}},
+      {"poetry", "its scripts", Lang::Pyproject, {"pyproject.toml"}},
       {"just", "its recipes", std::nullopt, {"justfile", ".justfile", "Justfile"}},
       {"eslint",
        "it",
@@ -246,7 +260,7 @@ const std::vector<ToolConfigs>& tool_configs() {
        {"commitlint.config.js", "commitlint.config.cjs", "commitlint.config.mjs",
         "commitlint.config.ts", ".commitlintrc.js", ".commitlintrc.cjs"}},
       {"cmake", "it", std::nullopt, {"CMakeLists.txt", "CMakePresets.json"}},
-      {"cargo", "it", std::nullopt, {"Cargo.toml", "build.rs"}},
+      {"cargo", "it", Lang::Cargo, {"Cargo.toml", "build.rs"}},
       {"gradle",
        "it",
        std::nullopt,
@@ -326,6 +340,105 @@ void Collector::follow_taskfile(const Load& l) {
       if (line->is_string()) {
         command(line->get<std::string>(), dir, runner.with_detail(task.key()));
       }
+    }
+  }
+}
+
+void Collector::entry_point(const std::string& ref, const std::string& dir, const Runner& runner) {
+  const std::string name = ref.substr(0, ref.find(':'));
+  module(name, dir, runner);
+  module(name, dir.empty() ? "src" : dir + "/src", runner);
+}
+
+void Collector::follow_pyproject(const Load& l) {
+  auto doc = m_reader.toml(m_top / l.path);
+  if (!doc || !doc->is_object()) {
+    return;
+  }
+  const std::string dir = dir_of(l.path);
+  const Runner runner = l.runner.with_detail("a script of " + l.path);
+  // A task is a command line, a list of them, or a table: `cmd`, `shell` (command lines),
+  // `script`, `call` (an entry point `pkg.mod:func`), `sequence`, `composite` (more tasks).
+  std::vector<std::pair<std::string, const nlohmann::json*>> tasks;
+  auto table = [&](const nlohmann::json::json_pointer& at) {
+    if (doc->contains(at) && (*doc)[at].is_object()) {
+      for (const auto& t : (*doc)[at].items()) {
+        tasks.emplace_back(t.key(), &t.value());
+      }
+    }
+  };
+  table(nlohmann::json::json_pointer("/tool/poe/tasks"));
+  table(nlohmann::json::json_pointer("/tool/pdm/scripts"));
+  if (auto envs = doc->find("tool"); envs != doc->end() && envs->is_object() &&
+                                     envs->contains("hatch") && (*envs)["hatch"].is_object() &&
+                                     (*envs)["hatch"].contains("envs") &&
+                                     (*envs)["hatch"]["envs"].is_object()) {
+    for (const auto& env : (*envs)["hatch"]["envs"].items()) {
+      if (env.value().is_object() && env.value().contains("scripts") &&
+          env.value()["scripts"].is_object()) {
+        for (const auto& t : env.value()["scripts"].items()) {
+          tasks.emplace_back(t.key(), &t.value());
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < tasks.size() && k < 10000; ++k) {
+    const std::string name = tasks[k].first;
+    const nlohmann::json& t = *tasks[k].second;
+    const Runner by = runner.with_detail(name);
+    if (t.is_string()) {
+      command(t.get<std::string>(), dir, by);
+    } else if (t.is_array()) {
+      for (const nlohmann::json& e : t) {
+        tasks.emplace_back(name, &e);
+      }
+    } else if (t.is_object()) {
+      for (const char* key : {"cmd", "shell"}) {
+        if (auto c = t.find(key); c != t.end() && c->is_string()) {
+          command(c->get<std::string>(), dir, by);
+        } else if (c != t.end() && c->is_array()) {
+          std::vector<std::string> args;
+          for (const nlohmann::json& a : *c) {
+            args.push_back(a.is_string() ? a.get<std::string>() : std::string());
+          }
+          argv(args, dir, by);
+        }
+      }
+      for (const char* key : {"script", "call"}) {
+        if (auto c = t.find(key); c != t.end() && c->is_string()) {
+          entry_point(c->get<std::string>(), dir, by);
+        }
+      }
+      for (const char* key : {"sequence", "composite"}) {
+        if (auto c = t.find(key); c != t.end()) {
+          tasks.emplace_back(name, &*c);
+        }
+      }
+    }
+  }
+  // `uv run NAME`, `poetry run NAME`: the project's entry points.
+  for (const char* at : {"/project/scripts", "/tool/poetry/scripts"}) {
+    const nlohmann::json::json_pointer p(at);
+    if (doc->contains(p) && (*doc)[p].is_object()) {
+      for (const auto& e : (*doc)[p].items()) {
+        if (e.value().is_string()) {
+          entry_point(e.value().get<std::string>(), dir, runner.with_detail(e.key()));
+        }
+      }
+    }
+  }
+}
+
+void Collector::follow_cargo(const Load& l) {
+  // `build = "tools/gen.rs"`: cargo compiles and runs that build script instead of build.rs.
+  auto doc = m_reader.toml(m_top / l.path);
+  if (!doc || !doc->is_object() || !doc->contains("package") || !(*doc)["package"].is_object()) {
+    return;
+  }
+  const nlohmann::json& package = (*doc)["package"];
+  if (auto b = package.find("build"); b != package.end() && b->is_string()) {
+    if (auto p = filters::project_path_of(b->get<std::string>(), dir_of(l.path), m_top_text)) {
+      add(*p, l.runner.with_detail("the build script of " + l.path).reason());
     }
   }
 }
