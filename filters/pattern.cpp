@@ -4,6 +4,7 @@
 #include "filters/pattern.hpp"
 
 #include "filters/policy.hpp"
+#include "filters/text_lines.hpp"
 
 #include <fnmatch.h>
 
@@ -198,12 +199,7 @@ bool at_or_below(std::string_view path, std::string_view dir, bool casefold) {
 
 bool gitignore_ignores(std::string_view rules, std::string_view rel_path) {
   bool ignored = false;
-  size_t start = 0;
-  while (start < rules.size()) {
-    size_t end = rules.find('\n', start);
-    std::string_view line =
-        rules.substr(start, (end == std::string_view::npos ? rules.size() : end) - start);
-    start = end == std::string_view::npos ? rules.size() : end + 1;
+  for_each_line(rules, [&](std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
       if (line.size() >= 2 && line[line.size() - 2] == '\\' && line.back() == ' ') {
         break; // an escaped trailing space stays
@@ -211,7 +207,7 @@ bool gitignore_ignores(std::string_view rules, std::string_view rel_path) {
       line.remove_suffix(1);
     }
     if (line.empty() || line.front() == '#') {
-      continue;
+      return;
     }
     bool negate = line.front() == '!';
     if (negate) {
@@ -222,7 +218,7 @@ bool gitignore_ignores(std::string_view rules, std::string_view rel_path) {
     if (!line.empty() && matches_with(line, rel_path, {})) {
       ignored = !negate;
     }
-  }
+  });
   return ignored;
 }
 

@@ -1,5 +1,6 @@
 // Copy-up: the first change to a lower object copies it into the upper layer, remembering
 // its base (identity, content hash, content in bases/) for status and 3-way apply.
+#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
@@ -103,8 +104,8 @@ void copy_user_xattrs(const std::string& from, const std::string& to) {
   ssize_t len = ::listxattr(from.c_str(), names, sizeof names);
   for (ssize_t i = 0; len > 0 && i < len; i += static_cast<ssize_t>(std::strlen(names + i)) + 1) {
     const char* name = names + i;
-    if (std::strncmp(name, "user.", 5) != 0) {
-      continue;
+    if (std::strncmp(name, "user.", 5) != 0 || is_private_xattr(name)) {
+      continue; // (a real-tree file's own user.ws.mode means nothing to the view)
     }
     char value[65536];
     ssize_t vlen = ::getxattr(from.c_str(), name, value, sizeof value);
@@ -310,7 +311,8 @@ void OverlayFs::ensure_upper_dir(Node* dir) {
     throw_errno("copy-up: open directory", path);
   }
   std::string proc = proc_fd_path(fd.get());
-  ::chmod(proc.c_str(), st.st_mode & 07777);
+  // Before the node holds the fd: its cached mode is set with the directory's.
+  set_dir_mode(dir, fd.get(), st.st_mode & 07777, path);
   if (m_root_daemon) {
     (void)::fchownat(fd.get(), "", st.st_uid, st.st_gid, AT_EMPTY_PATH);
   }
@@ -455,7 +457,7 @@ void OverlayFs::copy_tree_locked(int lower_dir, int upper_dir, const std::string
       if (!in_upper) {
         struct timespec times[2] = {st.st_atim, st.st_mtim};
         ::utimensat(upper_dir, name.c_str(), times, AT_SYMLINK_NOFOLLOW);
-        ::fchmodat(upper_dir, name.c_str(), st.st_mode & 07777, 0);
+        set_upper_dir_mode(udir.get(), st.st_mode & 07777, child);
       }
     } else if (!in_upper) {
       copy_object(lower.get(), st, upper_dir, name, child);
@@ -505,6 +507,7 @@ void OverlayFs::refresh_after_tree_copy(Node* dir) {
       }
       if (child->is_dir()) {
         if (child->upper_fd.load() < 0) {
+          child->shown_mode.store(Node::k_mode_unread); // read from the directory copied up
           child->upper_fd.store(
               ::openat(upper, child->name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         }

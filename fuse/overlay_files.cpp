@@ -1,4 +1,5 @@
 // Open files, attributes, extended attributes.
+#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
@@ -214,7 +215,9 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
       throw SystemError(EOPNOTSUPP, "chmod of a symlink '" + path + "'");
     }
     mode_t m = attr.st_mode & 07777;
-    if ((kept ? ::fchmod(fd, m) : ::chmod(proc.c_str(), m)) != 0) {
+    if (n->is_dir()) {
+      set_dir_mode(n, fd, m, path); // the upper directory stays open to the daemon
+    } else if ((kept ? ::fchmod(fd, m) : ::chmod(proc.c_str(), m)) != 0) {
       throw_errno("chmod", path);
     }
     char mode[16];
@@ -283,7 +286,7 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
 
 std::string OverlayFs::getxattr(Node* n, const char* name) {
   // Only user.* is kept. security.capability is asked before every write: answer at once.
-  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK) {
+  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK || is_private_xattr(name)) {
     throw SystemError(ENODATA, "getxattr");
   }
   std::shared_lock tree(m_tree);
@@ -327,7 +330,7 @@ std::string OverlayFs::listxattr(Node* n) {
   for (size_t i = 0; i < static_cast<size_t>(len);) {
     const char* nm = names.data() + i;
     size_t l = std::strlen(nm);
-    if (std::strncmp(nm, "user.", 5) == 0) {
+    if (std::strncmp(nm, "user.", 5) == 0 && !is_private_xattr(nm)) {
       out.append(nm, l + 1);
     }
     i += l + 1;
@@ -344,6 +347,9 @@ void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string
     // As on ext4 (user.* is for files and directories only), and never through the link.
     throw SystemError(EPERM, "setxattr on a symlink");
   }
+  if (is_private_xattr(name)) {
+    throw SystemError(EPERM, std::string("setxattr: ") + name + " is kept by ws");
+  }
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);
   copy_up(n);
@@ -355,8 +361,9 @@ void OverlayFs::setxattr(const Caller& c, Node* n, const char* name, std::string
 }
 
 void OverlayFs::removexattr(const Caller& c, Node* n, const char* name) {
-  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK) {
-    throw SystemError(n->type == S_IFLNK ? EPERM : ENODATA, "removexattr");
+  if (std::strncmp(name, "user.", 5) != 0 || n->type == S_IFLNK || is_private_xattr(name)) {
+    throw SystemError(n->type == S_IFLNK || is_private_xattr(name) ? EPERM : ENODATA,
+                      "removexattr");
   }
   std::shared_lock tree(m_tree);
   std::string path = path_locked(n);

@@ -102,6 +102,14 @@ struct Node {
   /// its entry nor its attributes. Set when the node is made or renamed, under m_tree.
   std::atomic<bool> git_sensitive{false};
 
+  /// Directories with an upper directory: the mode the view shows when the agent gave it
+  /// one its owner could not work in (dir_modes.hpp), k_mode_unread until read from the
+  /// upper directory, k_mode_real when its real mode is the one to show. Reset to
+  /// k_mode_unread whenever upper_fd changes; set by chmod (compare-exchanged by readers).
+  mutable std::atomic<int> shown_mode{-1};
+  static constexpr int k_mode_unread = -1;
+  static constexpr int k_mode_real = -2;
+
   mode_t type = 0; ///< S_IFMT bits
   /// st_ino reported to the kernel: stable across copy-up. Atomic: lookups and state
   /// edits set it while getattr of a directory reads it without m_tree.
@@ -381,6 +389,10 @@ private:
   /// merging both layers (its true count is unknown, as overlayfs says); nlink 0 for a
   /// real-tree object the view deleted while it was open.
   void present(const Node* n, struct stat& st) const;
+  /// The mode the view shows for directory `n`'s upper directory, or -1 for its real one.
+  static int shown_dir_mode(const Node* n);
+  /// Gives directory `n`'s upper directory the mode `mode` as the view shows it.
+  static void set_dir_mode(const Node* n, int upper_fd, mode_t mode, const std::string& path);
   /// The fd of the directory holding a non-directory's object (needs m_tree held).
   int object_dir_locked(const Node* n) const;
   /// Opens a node's object with `flags` (O_PATH for a handle); needs m_tree held.

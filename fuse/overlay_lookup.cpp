@@ -1,5 +1,6 @@
 // Node table, name resolution and attributes of the copy-on-write view.
 #include "fuse/agent_git_seed.hpp"
+#include "fuse/dir_modes.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
@@ -82,7 +83,8 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   m_same_dev = lst.st_dev == ust.st_dev;
   // The view's root shows the project directory's own mode, owner and times.
   std::string upper_root = proc_fd_path(m_upper_root.get());
-  ::chmod(upper_root.c_str(), lst.st_mode & 07777);
+  // (Open to the daemon whatever that mode: the view shows it, dir_modes.hpp.)
+  set_upper_dir_mode(m_upper_root.get(), lst.st_mode & 07777, lower_dir.string());
   if (::geteuid() == 0) {
     (void)::fchownat(m_upper_root.get(), "", lst.st_uid, lst.st_gid, AT_EMPTY_PATH);
   }
@@ -455,6 +457,11 @@ Entry OverlayFs::entry_for(Node* n) {
 
 void OverlayFs::present(const Node* n, struct stat& st) const {
   st.st_ino = n->ino;
+  if (n->is_dir()) {
+    if (int mode = shown_dir_mode(n); mode >= 0) {
+      st.st_mode = (st.st_mode & S_IFMT) | static_cast<mode_t>(mode);
+    }
+  }
   if (n->guard) {
     st.st_mode &= ~static_cast<mode_t>(S_IWUSR | S_IWGRP | S_IWOTH); // read-only: as it behaves
   }

@@ -1,4 +1,5 @@
 // Operations on names: create directories, links and special files; unlink, rmdir, rename.
+#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
 
@@ -148,6 +149,17 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
   m_disk.add(upper_allocated(pu, n));
   set_owner(pu, n.c_str(), c, parent);
   settle_new_mode(pu, n, -1, mode, path);
+  struct stat st {};
+  if ((mode & S_IRWXU) != S_IRWXU && ::fstatat(pu, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    // `mkdir -m 0`: kept open to the daemon, the mode recorded (dir_modes.hpp). Its node is
+    // made below and reads the record then. (The kernel applied the caller's umask to
+    // `mode`, which leaves the owner's bits alone in practice: no stat for a usual mkdir.)
+    UniqueFd fd(::openat(pu, n.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) {
+      throw_errno("mkdir", path);
+    }
+    set_upper_dir_mode(fd.get(), st.st_mode & 07777, path);
+  }
   if (parent->lower_fd.load() >= 0) {
     // A new directory is the agent's own: it never merges a lower one that appears later
     // or that stood here before (deleted, then created again).

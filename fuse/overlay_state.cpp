@@ -466,6 +466,9 @@ bool OverlayFs::refresh_dir_locked(Node* dir, Found& found) {
     return true;
   };
   bool changed = swap(dir->upper_fd, found.upper);
+  if (changed) {
+    dir->shown_mode.store(Node::k_mode_unread); // another upper directory: its own mode
+  }
   if (swap(dir->lower_fd, found.lower)) {
     changed = true;
     std::lock_guard table(m_table);

@@ -13,13 +13,6 @@ namespace ws::gitbridge {
 
 namespace {
 
-RepoPtr open_repo(const std::filesystem::path& path) {
-  git_repository* raw = nullptr;
-  git_check(git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-            "open repository " + path.string());
-  return RepoPtr(raw);
-}
-
 CommitPtr lookup_commit(git_repository* repo, const std::string& id) {
   git_oid oid = parse_oid(id);
   git_commit* c = nullptr;
@@ -143,7 +136,7 @@ std::vector<CommitChange> commit_changes(const AgentGit& git, const std::string&
 
 std::vector<CommitChange> tree_changes(const std::filesystem::path& repo_path,
                                        const std::string& from, const std::string& to) {
-  RepoPtr repo = open_repo(repo_path);
+  RepoPtr repo = open_repository_at(repo_path);
   TreePtr a, b;
   if (!from.empty()) {
     a = tree_of(lookup_commit(repo.get(), from).get());
@@ -162,7 +155,7 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
   RepoPtr opened;
   git_repository* repo = agent.repo(); // no target: the agent's own objects
   if (!target.repo.empty()) {
-    opened = open_repo(target.repo);
+    opened = open_repository_at(target.repo);
     repo = opened.get();
   }
   git_odb* raw_own = nullptr;
@@ -277,7 +270,7 @@ ReplayResult replay_commits(const ReplayTarget& target, const AgentGit& agent,
 
 void move_ref(const std::filesystem::path& repo_path, const std::string& ref,
               const std::string& old_id, const std::string& new_id, const std::string& message) {
-  RepoPtr repo = open_repo(repo_path);
+  RepoPtr repo = open_repository_at(repo_path);
   git_oid from = parse_oid(old_id), to = parse_oid(new_id);
   git_reference* out = nullptr;
   git_check(
@@ -287,7 +280,7 @@ void move_ref(const std::filesystem::path& repo_path, const std::string& ref,
 }
 
 std::optional<std::string> committer_problem(const std::filesystem::path& repo_path) {
-  RepoPtr repo = open_repo(repo_path);
+  RepoPtr repo = open_repository_at(repo_path);
   git_signature* sig = nullptr;
   if (git_signature_default(&sig, repo.get()) != 0) {
     return "git does not know your name and email (user.name, user.email) for the commits";

@@ -6,6 +6,7 @@
 
 #include <git2.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,15 @@ inline void git_check(int rc, const std::string& what) {
   if (rc < 0) {
     throw GitError(rc, what + ": " + git_last_error());
   }
+}
+
+/// The repository whose working tree or git dir is `path` itself (never one found above it:
+/// a workspace's real tree is named exactly, and a parent's repository would be the wrong one).
+inline RepoPtr open_repository_at(const std::filesystem::path& path) {
+  git_repository* raw = nullptr;
+  git_check(git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+            "open repository " + path.string());
+  return RepoPtr(raw);
 }
 
 } // namespace ws::gitbridge

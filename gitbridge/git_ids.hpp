@@ -4,7 +4,10 @@
 
 #include "gitbridge/git_handles.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <string_view>
 
 namespace ws::gitbridge {
 
@@ -20,6 +23,14 @@ inline git_oid parse_oid(const std::string& hex) {
   git_oid oid;
   git_check(git_oid_fromstr(&oid, hex.c_str()), "read object id '" + hex + "'");
   return oid;
+}
+
+/// `s` is a full id as git writes it: 40 lowercase hex digits.
+inline bool is_hex_id(std::string_view s) {
+  return s.size() == GIT_OID_HEXSZ && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) &&
+                  !std::isupper(static_cast<unsigned char>(c));
+         });
 }
 
 } // namespace ws::gitbridge

@@ -3,6 +3,8 @@
 // simplification here can only turn a "no" into a "maybe", never the other way.
 #include "gitbridge/ignore_screen.hpp"
 
+#include "filters/text_lines.hpp"
+
 namespace ws::gitbridge {
 
 namespace {
@@ -35,15 +37,7 @@ std::string lower(std::string_view s) {
 IgnoreScreen::IgnoreScreen() : m_names{".", "..", ".git"} {} // libgit2's built-in rules
 
 void IgnoreScreen::add_file(std::string_view text) {
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    add_rule(text.substr(start, end - start));
-    start = end + 1;
-  }
+  filters::for_each_line(text, [this](std::string_view line) { add_rule(line); });
   m_memo.clear(); // answers given so far may have become "maybe"
 }
 

@@ -35,10 +35,7 @@ struct RealIndex {
 
 RealIndex open_real_index(const std::filesystem::path& worktree) {
   RealIndex out;
-  git_repository* raw = nullptr;
-  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-            "open repository " + worktree.string());
-  out.repo.reset(raw);
+  out.repo = open_repository_at(worktree);
   git_index* index_raw = nullptr;
   git_check(git_repository_index(&index_raw, out.repo.get()),
             "read the index of " + worktree.string());

@@ -3,6 +3,7 @@
 #include "gitbridge/patch.hpp"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace ws::gitbridge {
@@ -14,8 +15,12 @@ namespace ws::gitbridge {
 /// and the files follow one order (libgit2's, by old path). The id, manifest and stat are left
 /// empty (the caller has the entries). nullopt when that cannot be vouched for: a rename left
 /// out or among the fresh files (its pairing looks at both sides), a path both have, files out
-/// of that order, text sizes that do not add up.
-std::optional<Patch> splice_patch(const Patch& kept, const std::vector<bool>& keep,
-                                  const Patch& fresh);
+/// of that order, text sizes that do not add up. The kept files are taken (moved out).
+std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileStat> kept_files,
+                                  const std::vector<bool>& keep, const Patch& fresh);
+inline std::optional<Patch> splice_patch(const Patch& kept, const std::vector<bool>& keep,
+                                         const Patch& fresh) {
+  return splice_patch(kept.text, kept.files, keep, fresh);
+}
 
 } // namespace ws::gitbridge

@@ -55,10 +55,7 @@ std::string home_dir() {
 
 RealRepo::RealRepo(const std::filesystem::path& worktree, std::filesystem::path gitlink_cache)
     : m_worktree(worktree), m_gitlink_cache(std::move(gitlink_cache)) {
-  git_repository* raw = nullptr;
-  git_check(git_repository_open_ext(&raw, worktree.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-            "open repository " + worktree.string());
-  m_repo.reset(raw);
+  m_repo = open_repository_at(worktree);
 }
 
 git_index* RealRepo::index() {

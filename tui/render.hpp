@@ -5,6 +5,7 @@
 
 #include "tui/display.hpp"
 #include "tui/review_model.hpp"
+#include "tui/word_diff.hpp"
 
 #include <cstdint>
 #include <string>
@@ -74,13 +75,5 @@ int pane_rows(int height);
 int diff_cols(int width);
 /// Lays `model` out for a terminal of `width` x `height`: page sizes and wrapping.
 void fit(ReviewModel& model, int width, int height);
-
-/// Intra-line highlighting: for an old and a new line, which bytes changed in each, as
-/// [begin, end) ranges (word granularity, dtl). Empty when the lines share too little for
-/// highlighting to help.
-struct WordDiff {
-  std::vector<std::pair<size_t, size_t>> old_ranges, new_ranges;
-};
-WordDiff word_diff(std::string_view old_line, std::string_view new_line);
 
 } // namespace ws::tui

@@ -7,6 +7,7 @@
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/daemon/daemon.hpp"
+#include "src/transfer/freed_memory.hpp"
 #include "src/transfer/transfer_plan.hpp"
 #include "src/transfer/transfer_report.hpp"
 #include "src/workspace/agent_git_state.hpp"
@@ -68,6 +69,7 @@ void print_agent_git_files(const Workspace& w) {
 } // namespace
 
 int cmd_status(const Context& ctx, bool json, bool verbose) {
+  keep_freed_memory();
   Workspace w = ctx.ws();
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");

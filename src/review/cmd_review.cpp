@@ -8,6 +8,7 @@
 #include "src/review/review_loader.hpp"
 #include "src/review/review_session.hpp"
 #include "src/transfer/conflict_report.hpp"
+#include "src/transfer/freed_memory.hpp"
 #include "src/transfer/landing.hpp"
 #include "src/workspace/workspace_edit.hpp"
 #include "tui/screen.hpp"
@@ -153,6 +154,7 @@ private:
 } // namespace
 
 int cmd_review(const Context& ctx, const ReviewOptions& options) {
+  keep_freed_memory();
   if (!::isatty(STDOUT_FILENO) || !::isatty(STDIN_FILENO)) {
     throw Error("ws review needs a terminal (stdin and stdout)",
                 "read the patch with 'ws diff' and land it with 'ws apply --expect ID'");

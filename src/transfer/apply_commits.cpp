@@ -1,6 +1,7 @@
 // ws apply --commits: the agent's commits land as commits on the person's branch (3-way each,
 // all or nothing, no hook run), then its uncommitted rest as working-tree changes.
 #include "gitbridge/commit_replay.hpp"
+#include "gitbridge/real_pins.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"

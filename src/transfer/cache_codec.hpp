@@ -3,12 +3,15 @@
 // The byte layout of ws's caches in the workspace's state (plan-cache, patch-cache): fixed-
 // size values and length-prefixed strings after an 8-byte magic, an XXH3-128 of all of it
 // at the end. A cache that does not read back whole is no cache.
+#include "fuse/hash.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace ws {
@@ -64,18 +67,57 @@ private:
 };
 
 /// Writes `bytes` (Writer::out) and their digest to `file` through a temporary file renamed
-/// over it. Fails silently: it is a cache.
+/// over it. When `file` holds bytes of the same magic that differ from `bytes` in little (at
+/// most an eighth of their size), only the differences are written, to `file` + ".delta": the
+/// base's digest, the edits (cache_delta.hpp) and the digest of the bytes they make; read_
+/// cache_file puts them together. Past that, `file` is written whole again (folded) and the
+/// delta removed first. Fails silently: it is a cache.
 void write_cache_file(const std::filesystem::path& file, const std::string& bytes);
 
-/// A cache file read back whole: what followed the magic, without the digest.
+/// The same for a body held elsewhere (a patch's text: not copied behind a magic first), with
+/// `magic` before it; returns the body's digest (the trailer written, whole or through a delta).
+fuse::Hash128 write_cache_body(const std::filesystem::path& file, const char (&magic)[8],
+                               std::string_view body);
+
+/// A read-only mapping of a whole file (munmap when done).
+class FileMapping {
+public:
+  FileMapping() = default;
+  FileMapping(const char* data, size_t size) : m_data(data), m_size(size) {}
+  FileMapping(FileMapping&& o) noexcept : m_data(o.m_data), m_size(o.m_size) {
+    o.m_data = nullptr;
+    o.m_size = 0;
+  }
+  FileMapping& operator=(FileMapping&& o) noexcept;
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  ~FileMapping();
+  const char* data() const { return m_data; }
+  size_t size() const { return m_size; }
+
+private:
+  const char* m_data = nullptr;
+  size_t m_size = 0;
+};
+
+/// A cache file read back whole: what followed the magic, without the digest. Mapped from
+/// the file as it is when no delta applies (nothing copied); otherwise the base and its delta
+/// put together in `buffer`.
 struct CacheBytes {
+  FileMapping mapping;
   std::unique_ptr<char[]> buffer; ///< not zeroed first: a patch's cache is tens of MB
   const char* data = nullptr;
   size_t size = 0;
+  fuse::Hash128 digest; ///< XXH3-128 of the body (checked)
 };
 
-/// Reads `file` back: nullopt unless its magic is `magic` and the digest matches.
+/// Reads `file` back: nullopt unless its magic is `magic` and the digest matches, and, when
+/// `file` + ".delta" exists, unless the delta is whole, of this very base, and makes bytes
+/// of the digest it names (a delta that cannot be trusted makes no cache, never another).
 std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
                                           const char (&magic)[8]);
+
+/// Removes `file` and its delta.
+void remove_cache_file(const std::filesystem::path& file);
 
 } // namespace ws

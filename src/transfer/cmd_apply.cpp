@@ -12,6 +12,7 @@
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/conflict_report.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/freed_memory.hpp"
 #include "src/transfer/kept_check.hpp"
 #include "src/transfer/landed_versions.hpp"
 #include "src/transfer/landing.hpp"
@@ -33,6 +34,7 @@ namespace ws {
 using gitbridge::BlobSide;
 
 int cmd_apply(const Context& ctx, const ApplyOptions& o) {
+  keep_freed_memory();
   if (o.commits) {
     return cmd_apply_commits(ctx, o);
   }

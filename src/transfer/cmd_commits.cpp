@@ -1,5 +1,6 @@
 // ws log --commits and ws diff --commits: the agent's commits, one by one, with what the
 // policy leaves out of each.
+#include "filters/text_lines.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/pager.hpp"
@@ -21,13 +22,8 @@ namespace {
 /// The message, each line indented as git log indents it; escaped for the terminal.
 std::string indented(const std::string& message) {
   std::string out;
-  size_t start = 0;
-  while (start < message.size()) {
-    size_t end = message.find('\n', start);
-    std::string line = message.substr(start, end == std::string::npos ? end : end - start);
-    out += "    " + visible_text(line) + "\n";
-    start = end == std::string::npos ? message.size() : end + 1;
-  }
+  filters::for_each_line(
+      message, [&out](std::string_view line) { out += "    " + visible_text(line) + "\n"; });
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "src/cli/progress.hpp"
 #include "src/cli/text.hpp"
 #include "src/transfer/diff_result.hpp"
+#include "src/transfer/freed_memory.hpp"
 #include "src/transfer/patch_update.hpp"
 #include "src/transfer/reviewed_patches.hpp"
 #include "src/transfer/transfer_plan.hpp"
@@ -111,6 +112,7 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
 }
 
 int cmd_diff(const Context& ctx, const DiffOptions& o) {
+  keep_freed_memory();
   if (o.commits) {
     return cmd_diff_commits(ctx, o);
   }
@@ -172,8 +174,14 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
     // so no line of it can move the cursor, erase, or print at column 0 over its own '+'.
     // Every report line below starts at column 0 with '#', which no patch line can: the
     // report cannot be imitated. In a pipe the patch stays byte-exact.
-    std::string text = tty ? visible_text(patch.text, true) : patch.text;
-    out.write(color ? gitbridge::colorize_patch(text) : text);
+    // (In a pipe the text is written as it is: not copied first, it is tens of MB.)
+    std::string shown = tty ? visible_text(patch.text, true) : std::string();
+    const std::string& text = tty ? shown : patch.text;
+    if (color) {
+      out.write(gitbridge::colorize_patch(text));
+    } else {
+      out.write(text);
+    }
   }
   if (!report.empty()) {
     // On a terminal it follows the patch; in a pipe it goes to stderr, so the patch stays a

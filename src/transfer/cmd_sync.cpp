@@ -4,6 +4,7 @@
 #include "fuse/sqlite.hpp"
 #include "gitbridge/agent_git_write.hpp"
 #include "gitbridge/commit_replay.hpp"
+#include "gitbridge/real_pins.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"

@@ -2,6 +2,7 @@
 // (config_commands.hpp).
 #include "src/transfer/config_commands.hpp"
 
+#include "filters/text_lines.hpp"
 #include "src/transfer/config_text.hpp"
 
 #include <algorithm>
@@ -192,22 +193,17 @@ void Collector::npmrc(const std::string& dir, const Runner& runner) {
   if (!text) {
     return;
   }
-  size_t start = 0;
-  while (start < text->size()) {
-    size_t end = text->find('\n', start);
-    std::string_view line(text->data() + start,
-                          (end == std::string::npos ? text->size() : end) - start);
-    start = end == std::string::npos ? text->size() : end + 1;
+  filters::for_each_line(*text, [&](std::string_view line) {
     const size_t eq = line.find('=');
     if (eq == std::string_view::npos) {
-      continue;
+      return;
     }
     std::string key(line.substr(0, eq));
     std::erase_if(key, [](char c) { return c == ' ' || c == '\t'; });
     if (key == "script-shell" || key == "node-options" || key == "shell") {
       command(key + " " + std::string(line.substr(eq + 1)), dir, runner.with_detail(key));
     }
-  }
+  });
 }
 
 void Collector::add(const std::string& path, std::string reason) {

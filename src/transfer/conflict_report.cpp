@@ -1,5 +1,6 @@
 #include "src/transfer/conflict_report.hpp"
 
+#include "filters/text_lines.hpp"
 #include "src/cli/text.hpp"
 
 #include <cstdio>
@@ -9,17 +10,8 @@ namespace ws {
 namespace {
 void show_lines(std::string& out, const std::string& who, const std::string& text) {
   out += "    " + who + ":\n";
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    std::string_view line(text.data() + start,
-                          (end == std::string::npos ? text.size() : end) - start);
-    out += "      | " + visible_text(line, true) + "\n";
-    if (end == std::string::npos) {
-      break;
-    }
-    start = end + 1;
-  }
+  filters::for_each_line(
+      text, [&out](std::string_view line) { out += "      | " + visible_text(line, true) + "\n"; });
 }
 } // namespace
 

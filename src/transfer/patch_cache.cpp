@@ -6,7 +6,15 @@
 namespace ws {
 
 namespace {
-constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '2'};
+constexpr char k_magic[8] = {'w', 's', 'p', 'a', 't', 'c', 'h', '3'};
+constexpr char k_text_magic[8] = {'w', 's', 'p', 't', 'e', 'x', 't', '1'};
+
+/// Where a Text cache keeps its text (beside it, with its own delta).
+std::filesystem::path text_file_of(const std::filesystem::path& file) {
+  std::filesystem::path t = file;
+  t += ".text";
+  return t;
+}
 } // namespace
 
 std::string patch_cache_key(const std::string& inputs, const std::string& what,
@@ -32,7 +40,11 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
   gitbridge::Patch& p = out.patch;
   r.get(out.token);
   r.get(out.key);
-  r.get(p.text);
+  const bool has_text = r.get<char>() != 0;
+  fuse::Hash128 text_sum;
+  text_sum.high = r.get<uint64_t>();
+  text_sum.low = r.get<uint64_t>();
+  const uint64_t text_size = r.get<uint64_t>();
   r.get(p.id);
   r.get(p.stat);
   uint64_t files = r.get<uint64_t>();
@@ -62,18 +74,37 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
   if (r.bad() || !r.done()) {
     return std::nullopt;
   }
+  if (has_text) {
+    // The text written with this very cache: its digest is the one named here (two commands
+    // keeping the cache at once can leave one's text beside the other's entries).
+    out.text_bytes = read_cache_file(text_file_of(file), k_text_magic);
+    if (!out.text_bytes || out.text_bytes->size != text_size ||
+        !(out.text_bytes->digest == text_sum)) {
+      return std::nullopt;
+    }
+    out.text = std::string_view(out.text_bytes->data, out.text_bytes->size);
+  }
   return out;
 }
 
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
                       const std::string& key, const gitbridge::Patch& p, PatchPart part) {
   const bool text = part == PatchPart::Text;
+  // The text first, to its own file (from the patch's string, not copied here); the entries
+  // then name its digest.
+  fuse::Hash128 text_sum;
+  if (text) {
+    text_sum = write_cache_body(text_file_of(file), k_text_magic, p.text);
+  }
   Writer w(k_magic);
-  w.out().reserve(text ? p.text.size() + p.stat.size() + 128 * (p.files.size() + 1)
+  w.out().reserve(text ? p.stat.size() + 128 * (p.files.size() + 1)
                        : 128 * (p.manifest.size() + 1));
   w.put(token);
   w.put(key);
-  w.put(text ? p.text : std::string());
+  w.put(static_cast<char>(text ? 1 : 0));
+  w.put(text_sum.high);
+  w.put(text_sum.low);
+  w.put(static_cast<uint64_t>(text ? p.text.size() : 0));
   w.put(p.id);
   w.put(text ? p.stat : std::string());
   w.put(static_cast<uint64_t>(text ? p.files.size() : 0));

@@ -1,11 +1,13 @@
 #pragma once
 
 #include "gitbridge/patch.hpp"
+#include "src/transfer/cache_codec.hpp"
 #include "src/transfer/transfer_plan.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ws {
@@ -18,7 +20,11 @@ namespace ws {
 struct CachedPatch {
   std::string token;
   std::string key;
-  gitbridge::Patch patch;
+  gitbridge::Patch patch; ///< all but the text, which is `text`
+  /// The text, mapped from its own file (`<file>.text`, written from the patch's string):
+  /// tens of MB not copied in or out. Lives as long as `text_bytes`.
+  std::string_view text;
+  std::optional<CacheBytes> text_bytes;
 };
 
 /// Where the id and manifest of the last patch are kept (by `ws diff` beside its patch-cache,

@@ -135,7 +135,7 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
     KeptPatch out;
     out.patch = std::move(ids->patch);
     if (want_text) {
-      out.patch.text = std::move(text->patch.text);
+      out.patch.text = std::string(text->text);
       out.patch.files = std::move(text->patch.files);
       out.patch.stat = std::move(text->patch.stat);
     }
@@ -277,13 +277,14 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
     }
     out.text_changed = dropped || !fresh.files.empty();
     if (!out.text_changed) {
-      patch.text = std::move(text->patch.text);
+      patch.text = std::string(text->text);
       patch.files = std::move(text->patch.files);
       patch.stat = std::move(text->patch.stat);
     } else if (request.stat) {
       return none("a stat is not updated by name");
     } else {
-      std::optional<gitbridge::Patch> spliced = gitbridge::splice_patch(text->patch, keep, fresh);
+      std::optional<gitbridge::Patch> spliced =
+          gitbridge::splice_patch(text->text, std::move(text->patch.files), keep, fresh);
       if (!spliced) {
         return none("the files to replace cannot be spliced");
       }

@@ -48,6 +48,7 @@ std::optional<CachedPlan> load_plan_cache(const std::filesystem::path& file) {
   if (r.bad() || count > payload / 8) {
     return std::nullopt;
   }
+  out.plan.reserve(count + 256); // room for a few new files merged in place (plan_update.hpp)
   out.plan.resize(count);
   for (PlannedChange& p : out.plan) {
     fuse::Change& c = p.change;
@@ -169,7 +170,7 @@ bool only_staging_leftovers(const std::vector<std::string>& changed,
 }
 
 void drop_plan_cache(const std::filesystem::path& file) {
-  ::unlink(file.c_str());
+  remove_cache_file(file);
 }
 
 } // namespace ws

@@ -155,8 +155,10 @@ std::optional<PlanUpdate> plan_update(const Workspace& w, const StateSource& sou
       return full("a rename or a symlink:", c.path);
     }
   }
-  out.outside.reserve(kept.size());
-  for (PlannedChange& p : kept) {
+  // The entries outside the names stay, moved down over those at and below them.
+  size_t put = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    PlannedChange& p = kept[i];
     if (cones.covers(p.change.path)) {
       continue;
     }
@@ -167,20 +169,29 @@ std::optional<PlanUpdate> plan_update(const Workspace& w, const StateSource& sou
         out.context.push_back(p.change);
       }
     }
-    out.outside.push_back(std::move(p));
+    if (put != i) {
+      kept[put] = std::move(p);
+    }
+    ++put;
   }
+  kept.resize(put);
   return out;
 }
 
-std::vector<PlannedChange> merge_by_path(std::vector<PlannedChange> a,
-                                         std::vector<PlannedChange> b) {
-  std::vector<PlannedChange> out;
-  out.reserve(a.size() + b.size());
-  std::merge(
-      std::make_move_iterator(a.begin()), std::make_move_iterator(a.end()),
-      std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()), std::back_inserter(out),
-      [](const PlannedChange& x, const PlannedChange& y) { return x.change.path < y.change.path; });
-  return out;
+void merge_into_by_path(std::vector<PlannedChange>& a, std::vector<PlannedChange> b) {
+  if (b.empty()) {
+    return;
+  }
+  size_t i = a.size(), j = b.size(), to = a.size() + b.size();
+  a.resize(to);
+  // From the end: at equal paths (none are expected) `a`'s entry comes first, as std::merge.
+  while (j > 0) {
+    if (i > 0 && b[j - 1].change.path < a[i - 1].change.path) {
+      a[--to] = std::move(a[--i]);
+    } else {
+      a[--to] = std::move(b[--j]);
+    }
+  }
 }
 
 } // namespace ws

@@ -13,8 +13,10 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace ws {
@@ -33,6 +35,11 @@ std::string parent_of(const std::string& path) {
   return cut == std::string::npos ? std::string() : path.substr(0, cut);
 }
 
+std::string_view parent_view(const std::string& path) {
+  size_t cut = path.rfind('/');
+  return cut == std::string::npos ? std::string_view() : std::string_view(path).substr(0, cut);
+}
+
 /// Whether `path` beneath `root` is there and no directory (a symlink is itself).
 bool is_non_directory(int root, const std::string& path) {
   UniqueFd fd(fuse::open_beneath(root, path, O_PATH | O_NOFOLLOW));
@@ -46,11 +53,17 @@ void RealTreeTransaction::check_directories(const std::vector<const Landing*>& l
                                             uint64_t& new_dirs) {
   // Every directory a landing needs, each once (a change of 200,000 files has a few
   // thousand): parents sort before their children.
+  // Landings come in path order: siblings one after the other, their directory asked once.
   std::set<std::string> dirs;
+  std::optional<std::string_view> last;
   for (const Landing* l : landings) {
     if (!l->content.present()) {
       continue; // a deletion needs nothing new
     }
+    if (last && parent_view(l->path) == *last) {
+      continue;
+    }
+    last = parent_view(l->path);
     for (std::string d = parent_of(l->path); !d.empty() && dirs.insert(d).second;
          d = parent_of(d)) {
     }
@@ -89,13 +102,21 @@ void RealTreeTransaction::check_directories(const std::vector<const Landing*>& l
   // Each existing directory a file lands in, leaves, or where a missing one is made, is
   // writable (commit renames there).
   std::map<std::string, bool> written_in; // directory -> only deletions leave it
+  std::optional<std::string_view> last_parent;
+  std::map<std::string, bool>::iterator last_in;
   for (const Landing* l : landings) {
+    if (last_parent && parent_view(l->path) == *last_parent) {
+      last_in->second = last_in->second && !l->content.present(); // a sibling: the same one
+      continue;
+    }
+    last_parent = parent_view(l->path);
     std::string d = parent_of(l->path);
     while (missing.count(d)) {
       d = parent_of(d);
     }
     auto [it, added] = written_in.emplace(d, !l->content.present());
     it->second = it->second && !l->content.present();
+    last_in = it;
   }
   for (const auto& [d, deletions_only] : written_in) {
     UniqueFd fd(d.empty() ? ::fcntl(m_root.get(), F_DUPFD_CLOEXEC, 0)

@@ -328,7 +328,8 @@ std::optional<CachedPlan> updated_plan(const Workspace& w, const StateSource& so
   }
   std::vector<PlannedChange> fresh = plan_of_changes(
       w, source, PlanRequest{}, {}, std::move(u->changes), u->context, start, false);
-  return CachedPlan{{}, cached.inputs, merge_by_path(std::move(u->outside), std::move(fresh))};
+  merge_into_by_path(cached.plan, std::move(fresh));
+  return CachedPlan{{}, cached.inputs, std::move(cached.plan)};
 }
 
 /// The plan cache is for the live workspace, looked at whole; WS_PLAN_CACHE=0 turns it off

@@ -109,8 +109,15 @@ std::vector<size_t> path_order(const std::vector<PlannedChange>& plan) {
   for (size_t i = 0; i < order.size(); ++i) {
     order[i] = i;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; });
+  auto before = [&](size_t a, size_t b) { return plan[a].change.path < plan[b].change.path; };
+  // Plans are made in path order (the walkers' merge, merge_by_path): then one pass says so,
+  // instead of a sort of 200,000 paths in every report.
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (before(i, i - 1)) {
+      std::stable_sort(order.begin(), order.end(), before);
+      break;
+    }
+  }
   return order;
 }
 /// A fold's line: its pattern, its count and its reason.

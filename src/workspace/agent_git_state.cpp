@@ -7,6 +7,7 @@
 #include "fuse/state_edit.hpp"
 #include "fuse/unique_fd.hpp"
 #include "gitbridge/config_write.hpp"
+#include "gitbridge/real_pins.hpp"
 #include "src/cli/error.hpp"
 #include "src/cli/text.hpp"
 #include "src/fsmonitor/view_git_config.hpp"

@@ -12,16 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Open fds of process `pid` (/proc/PID/fd).
-int open_fds(int pid) {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e :
-       fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
-    ++n;
-  }
-  return n;
-}
-
 constexpr int k_files = 50'000;
 /// What the daemon may hold above its start: directory fds, sqlite, inotify, kernel-held
 /// nodes. A leak of one fd per file is 50 times this.

@@ -139,6 +139,15 @@ bool lexists(const std::filesystem::path& p) {
   return std::filesystem::symlink_status(p).type() != std::filesystem::file_type::not_found;
 }
 
+int open_fds(int pid) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    ++n;
+  }
+  return n;
+}
+
 std::string TestRepo::snapshot() const {
   // find prints type, mode, size and path; sha256sum the contents of regular files. The
   // workspace's pins (refs/ws/, docs/agent-git.md) are ws's by design, not a change.

@@ -97,6 +97,9 @@ private:
 /// True when something (a dangling symlink too) stands at `p`.
 bool lexists(const std::filesystem::path& p);
 
+/// How many fds process `pid` has open (/proc/PID/fd): a leak shows as growth.
+int open_fds(int pid);
+
 /// True when this process can mount FUSE; otherwise `why` says what is missing.
 bool fuse_usable(std::string& why);
 
