@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -73,15 +74,32 @@ public:
   /// The script `name` of the real package.json in `dir`, with its pre and post scripts, as
   /// `npm run NAME` runs them (at most 4 scripts deep); package.json then runs by itself too.
   void npm_script(const std::string& name, const std::string& dir, const Runner& runner, int depth);
+  /// The Cargo project whose manifest is `dir`/Cargo.toml, as `runner` builds it: its build
+  /// scripts, proc-macro crates, members and path dependencies.
+  void cargo_project(const std::string& dir, const Runner& runner);
   /// `path` (repository-relative) runs by itself, for `reason`; the first reason kept.
   void add(const std::string& path, std::string reason);
   /// Every file named so far, and what the named scripts load in turn (script_loads.cpp).
   std::vector<filters::ScriptUse> take();
+  /// The files found by their name that the named tools load (pytest's conftest.py); after
+  /// take().
+  std::vector<filters::ScriptNameUse> take_by_name() { return std::move(m_by_name); }
 
   /// How a named file runs, which says what it loads: Python's imports, node's requires, a
   /// shell script's command lines, a Makefile's includes and rules; `Exec` is a file run as a
   /// command (its name or `#!` line tells which).
-  enum class Lang { Exec, Python, Node, Shell, Make, Tox, Taskfile, Pyproject, Cargo };
+  enum class Lang {
+    Exec,
+    Python,
+    Node,
+    Shell,
+    Make,
+    Tox,
+    Taskfile,
+    Pyproject,
+    Cargo,
+    PytestConfig ///< pytest.ini, pyproject.toml, tox.ini, setup.cfg as pytest reads them
+  };
 
 private:
   /// A named file to read for what it loads, when it runs in `cwd` for `runner`.
@@ -96,6 +114,8 @@ private:
     /// A tool's own config (jest.config.js): its relative path strings name files it loads
     /// (`setupFiles: ['./test/setup.js']`), not only its requires.
     bool tool_config = false;
+    /// The tool reading it (`poe`, `pdm`...): pyproject.toml holds the tasks of several.
+    std::string tool = {};
   };
   /// Follows `path` (named as `runner` runs it) unless already followed as `lang`.
   void load(Load l);
@@ -110,6 +130,11 @@ private:
   void follow_taskfile(const Load& l);
   void follow_pyproject(const Load& l);
   void follow_cargo(const Load& l);
+  /// Every file named `name` (`*.rs`: ending so) at or below `dir` runs, for `reason`.
+  void add_by_name(const std::string& dir, const std::string& name, std::string reason);
+  /// pytest run in `cwd`: its configs (their `-p` plugins), every conftest.py.
+  void pytest(const std::string& cwd, const Runner& runner);
+  void follow_pytest_config(const Load& l, const std::string& text);
   /// The module of an entry point (`pkg.mod:func`), in `dir` and in its `src/` layout.
   void entry_point(const std::string& ref, const std::string& dir, const Runner& runner);
 
@@ -131,8 +156,9 @@ private:
   std::map<std::string, std::optional<nlohmann::json>> m_packages; ///< by directory
   std::set<std::string> m_seen;
   std::vector<filters::ScriptUse> m_out;
+  std::vector<filters::ScriptNameUse> m_by_name;
   std::vector<Load> m_loads;
-  std::set<std::pair<std::string, Lang>> m_loaded;
+  std::set<std::tuple<std::string, Lang, std::string>> m_loaded; ///< path, lang, tool
 };
 
 } // namespace ws

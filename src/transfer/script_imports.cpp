@@ -2,7 +2,9 @@
 #include "src/transfer/script_imports.hpp"
 
 #include "filters/command_words.hpp"
+#include "filters/text_lines.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -134,6 +136,21 @@ void literal_modules(std::string_view s, std::string_view call, std::vector<Pyth
   }
 }
 
+/// Every quoted dotted name in `s`: `["a.b", 'c']`.
+void quoted_modules(std::string_view s, std::vector<PythonImport>& out) {
+  for (size_t i = s.find_first_of("\"'"); i != std::string_view::npos;
+       i = s.find_first_of("\"'", i + 1)) {
+    const size_t end = s.find(s[i], i + 1);
+    if (end == std::string_view::npos) {
+      return;
+    }
+    if (std::string name = dotted(s.substr(i + 1, end - i - 1)); !name.empty()) {
+      out.push_back({0, name, {}});
+    }
+    i = end;
+  }
+}
+
 void add_module_files(const std::string& base, std::string_view module,
                       const std::vector<std::string>& names, std::vector<std::string>& out) {
   std::string p = base;
@@ -163,15 +180,20 @@ std::vector<PythonImport> python_imports(std::string_view text) {
   // The logical lines, and the physical ones too: a bracket left open in a docstring must not
   // hide the imports after it.
   std::vector<std::string> statements = python_statements(text);
-  for (std::string_view line : split(text, '\n')) {
+  filters::for_each_line(text, [&](std::string_view line) {
+    line = trimmed(line);
     if (line.starts_with("import") || line.starts_with("from")) {
       statements.emplace_back(line);
     }
-  }
+  });
   for (const std::string& statement : statements) {
     std::string_view s = trimmed(statement);
     literal_modules(s, "import_module(", out);
     literal_modules(s, "__import__(", out);
+    // A conftest.py's `pytest_plugins = ["tools.fixtures"]`: pytest imports each.
+    if (s.starts_with("pytest_plugins") && s.find('=') != std::string_view::npos) {
+      quoted_modules(s.substr(s.find('=') + 1), out);
+    }
     if (s.starts_with("import ") || s.starts_with("import\t")) {
       for (std::string_view part : split(s.substr(7), ',')) {
         if (std::string name = dotted(unaliased(part)); !name.empty()) {
@@ -311,17 +333,16 @@ MakefileParts makefile_parts(std::string_view text) {
   // Logical lines: a backslash at the end continues one.
   std::vector<std::string> lines;
   std::string cur;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == '\n') {
-      if (!cur.empty() && cur.back() == '\\' && i < text.size()) {
-        cur.back() = ' ';
-        continue;
-      }
-      lines.push_back(std::move(cur));
-      cur.clear();
-      continue;
+  filters::for_each_line(text, [&](std::string_view line) {
+    if (line.ends_with('\\')) {
+      cur.append(line.substr(0, line.size() - 1)).push_back(' ');
+      return;
     }
-    cur += text[i];
+    lines.push_back(std::move(cur.append(line)));
+    cur.clear();
+  });
+  if (!cur.empty()) {
+    lines.push_back(std::move(cur));
   }
   for (const std::string& line : lines) {
     if (line.starts_with('\t')) {
@@ -349,40 +370,74 @@ MakefileParts makefile_parts(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> tox_commands(std::string_view text, std::string_view top) {
+std::vector<std::string> ini_values(std::string_view text, bool (*section_wanted)(std::string_view),
+                                    const std::vector<std::string_view>& keys) {
   std::vector<std::string> out;
-  bool testenv = false;
-  bool in_commands = false;
-  std::string pending; // a command continued with a backslash
-  for (std::string_view raw : split(text, '\n')) {
-    // split() trims: a value's continuation is told by the key it follows, not its indent.
-    if (raw.starts_with('[')) {
-      const std::string_view section = raw.substr(1, raw.find(']') - 1);
-      testenv = section == "testenv" || section.starts_with("testenv:");
-      in_commands = false;
-      continue;
+  bool in_section = false;
+  bool in_key = false;
+  std::string pending; // a value line continued with a backslash
+  filters::for_each_line(text, [&](std::string_view raw) {
+    // Trimmed: a value's continuation is told by the key it follows, not its indent.
+    raw = trimmed(raw);
+    if (raw.empty()) {
+      return;
     }
-    if (!testenv || raw.starts_with('#') || raw.starts_with(';')) {
-      continue;
+    if (raw.starts_with('[')) {
+      in_section = section_wanted(trimmed(raw.substr(1, raw.find(']') - 1)));
+      in_key = false;
+      return;
+    }
+    if (!in_section || raw.starts_with('#') || raw.starts_with(';')) {
+      return;
     }
     std::string_view value = raw;
     const size_t eq = raw.find('=');
     if (eq != std::string_view::npos && pending.empty()) {
       const std::string_view key = trimmed(raw.substr(0, eq));
       if (dotted(key) == key && key.find('.') == std::string_view::npos) {
-        in_commands = key == "commands" || key == "commands_pre" || key == "commands_post";
+        in_key = std::find(keys.begin(), keys.end(), key) != keys.end();
         value = trimmed(raw.substr(eq + 1));
       }
     }
-    if (!in_commands || value.empty()) {
-      continue;
+    if (!in_key || value.empty()) {
+      return;
     }
     if (value.back() == '\\') {
       pending += std::string(value.substr(0, value.size() - 1)) + " ";
-      continue;
+      return;
     }
-    std::string line = pending + std::string(value);
+    out.push_back(pending + std::string(value));
     pending.clear();
+  });
+  return out;
+}
+
+std::vector<std::string> pytest_plugin_modules(std::string_view addopts) {
+  std::vector<std::string> out;
+  std::vector<filters::CommandWord> words;
+  filters::command_words(addopts, words);
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string_view w = words[i].text;
+    std::string_view name;
+    if (w == "-p" && i + 1 < words.size()) {
+      name = words[++i].text;
+    } else if (w.starts_with("-p") && w.size() > 2 && w[2] != '-') {
+      name = w.substr(2);
+    }
+    if (!name.empty() && !name.starts_with("no:") && !dotted(name).empty()) {
+      out.emplace_back(name);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> tox_commands(std::string_view text, std::string_view top) {
+  std::vector<std::string> out;
+  auto testenv = [](std::string_view section) {
+    return section == "testenv" || section.starts_with("testenv:");
+  };
+  for (std::string line :
+       ini_values(text, testenv, {"commands", "commands_pre", "commands_post"})) {
     for (std::string_view root : {"{toxinidir}", "{tox_root}"}) {
       for (size_t at = line.find(root); at != std::string::npos; at = line.find(root, at)) {
         line.replace(at, root.size(), top);
@@ -400,7 +455,7 @@ std::vector<std::string> tox_commands(std::string_view text, std::string_view to
     if (line.starts_with('-')) {
       line.erase(0, 1); // tox's "ignore the exit status" marker
     }
-    out.push_back(line);
+    out.push_back(std::move(line));
   }
   return out;
 }
@@ -436,13 +491,14 @@ std::string with_script_dir(std::string text, std::string_view dir) {
   }
   // NAME=DIR (or "DIR"), then $NAME and ${NAME}: the usual `here=$(dirname "$0")`.
   std::vector<std::string> names;
-  for (std::string_view line : split(text, '\n')) {
+  filters::for_each_line(text, [&](std::string_view line) {
+    line = trimmed(line);
     if (line.starts_with("export ")) {
       line = trimmed(line.substr(7));
     }
     size_t eq = line.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      continue;
+      return;
     }
     std::string_view name = line.substr(0, eq);
     std::string_view value = line.substr(eq + 1);
@@ -456,7 +512,7 @@ std::string with_script_dir(std::string text, std::string_view dir) {
     if (ident && value == dir) {
       names.emplace_back(name);
     }
-  }
+  });
   for (const std::string& name : names) {
     replace_all("${" + name + "}", dir);
     replace_all("$" + name + "/", d + "/");

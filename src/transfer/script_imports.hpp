@@ -21,7 +21,8 @@ struct PythonImport {
   std::vector<std::string> names;
 };
 
-/// The import statements of the Python source `text`.
+/// The import statements of the Python source `text`, and the modules a conftest.py's
+/// `pytest_plugins = [...]` names.
 std::vector<PythonImport> python_imports(std::string_view text);
 
 /// The repository-relative files Python may load for `import` in the file `file`, with
@@ -50,6 +51,16 @@ struct MakefileParts {
   std::vector<std::string> recipes;
 };
 MakefileParts makefile_parts(std::string_view text);
+
+/// The values of `keys` in the sections of the INI `text` that `section_wanted` accepts, as
+/// tox and pytest read them: a value continues on the lines after its key (each one value
+/// here) and past a line ending in `\`; comments (`#`, `;` first on a line) left out.
+std::vector<std::string> ini_values(std::string_view text, bool (*section_wanted)(std::string_view),
+                                    const std::vector<std::string_view>& keys);
+
+/// The plugin modules pytest's `addopts` (`-p tools.plug`, `-ptools.plug`) loads; `-p no:x`
+/// (a plugin turned off) is none.
+std::vector<std::string> pytest_plugin_modules(std::string_view addopts);
 
 /// The command lines of a tox.ini: `commands`, `commands_pre`, `commands_post` of every
 /// `[testenv]` and `[testenv:NAME]` section, one per line (a line ending in `\` continued),

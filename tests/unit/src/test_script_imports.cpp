@@ -100,3 +100,23 @@ TEST_CASE("script_imports: a shell script's own directory") {
                         "/p/tools") == "here=/p/tools\n. \"/p/tools/lib.sh\"\n");
   CHECK(with_script_dir("source ${0%/*}/x.sh", "/p/t") == "source /p/t/x.sh");
 }
+
+TEST_CASE("script_imports: INI values as tox and pytest read them, and pytest's -p plugins") {
+  const std::string ini = "[pytest]\naddopts = -q\n    -p tools.plug \\\n  -ptools.other\n"
+                          "# addopts = -p commented\nother = -p not.this\n[tool:pytest]\n"
+                          "addopts = -p in.setup.cfg\n";
+  auto pytest_section = +[](std::string_view s) { return s == "pytest"; };
+  const std::vector<std::string> values = ini_values(ini, pytest_section, {"addopts"});
+  REQUIRE(values.size() == 2);
+  CHECK(values[0] == "-q");
+  CHECK(values[1] == "-p tools.plug  -ptools.other");
+  CHECK(pytest_plugin_modules(values[0] + " " + values[1]) ==
+        std::vector<std::string>{"tools.plug", "tools.other"});
+  CHECK(pytest_plugin_modules("-p no:cacheprovider -p x/y --pdb").empty());
+  // A conftest.py's pytest_plugins imports each module it names.
+  std::vector<std::string> plugins;
+  for (const PythonImport& i : python_imports("pytest_plugins = [\"a.fix\", 'b']\n")) {
+    plugins.push_back(i.module);
+  }
+  CHECK(plugins == std::vector<std::string>{"a.fix", "b"});
+}
