@@ -20,8 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr auto npos = std::string::npos;
-
 /// Python that leaves a mark named `name` in `marks`, then goes on as `rest`.
 std::string py_mark(const fs::path& marks, const std::string& name, const std::string& rest = "") {
   return "import pathlib; pathlib.Path('" + (marks / name).string() + "').touch()\n" + rest;
