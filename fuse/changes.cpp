@@ -5,6 +5,7 @@
 #include "fuse/store/tree.hpp"
 #include "fuse/system_error.hpp"
 #include "fuse/unique_fd.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <climits>
 
@@ -323,6 +324,7 @@ private:
       UniqueFd fd(open_beneath(m_upper.get(), path, O_PATH | O_NOFOLLOW));
       struct stat st {};
       if (fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+        st.st_mode = shown_mode_of(fd.get(), st.st_mode); // the agent's (upper_modes.hpp)
         m_upper_files.emplace_back(path, st);
       }
     }
@@ -356,6 +358,7 @@ private:
         return; // the agent removed its git directory
       }
       if (!S_ISDIR(st.st_mode)) {
+        st.st_mode = shown_mode_at(m_upper.get(), ".git", st.st_mode);
         m_upper_files.emplace_back(".git", st);
         return; // ... and put a file there (a gitdir: redirect)
       }
@@ -464,6 +467,8 @@ private:
         }
         subdirs.push_back(std::move(child));
       } else {
+        // The agent's mode, not the upper file's (only a marked file costs a read).
+        st.st_mode = shown_mode_at(fd.get(), e->d_name, st.st_mode);
         out.emplace_back(join_path(dir, e->d_name), st);
       }
     }

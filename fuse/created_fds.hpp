@@ -35,11 +35,11 @@ private:
 /// handle would leak an fd per file: the view keeps no handle, and keeps these few fds here
 /// instead, at most `k_max`, the oldest closed first. What a creator does next (tar, a
 /// compiler, npm: write the content, set the mode and times) then goes through the fd it
-/// created instead of opening the file again by name for every request; and a daemon that
-/// is not root can still write a file created with a mode that forbids it (git writes its
-/// objects as 0444 through the fd that created them; once the fd is gone, a later write
-/// opens the file itself, see OverlayFs::open_despite_mode_locked). Thread-safe; m_mutex is
-/// a leaf lock: nothing else is taken while it is held.
+/// created instead of opening the file again by name for every request. (A file created
+/// with a mode that forbids its owner, as git writes its objects 0444, stays open to the
+/// daemon in upper/, its mode recorded: fuse/upper_modes.hpp; only where no user xattrs are
+/// kept does a daemon that is not root depend on the fd that created it.) Thread-safe;
+/// m_mutex is a leaf lock: nothing else is taken while it is held.
 class CreatedFds {
 public:
   static constexpr size_t k_max = 256;

@@ -1,8 +1,8 @@
 // Copy-up: the first change to a lower object copies it into the upper layer, remembering
 // its base (identity, content hash, content in bases/) for status and 3-way apply.
-#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -210,15 +210,12 @@ Identity OverlayFs::copy_object(int lower_fd, const struct stat& st, int upper_p
           }
         }
       }
-      if (::fchmod(dst.get(), st.st_mode & 07777) != 0) {
-        throw_errno("copy-up: chmod", path);
-      }
       if (m_root_daemon) {
-        (void)::fchown(dst.get(), st.st_uid, st.st_gid);
-        if (st.st_mode & (S_ISUID | S_ISGID)) {
-          (void)::fchmod(dst.get(), st.st_mode & 07777); // chown cleared them
-        }
+        (void)::fchown(dst.get(), st.st_uid, st.st_gid); // first: it would clear setuid
       }
+      // A real-tree file closed to its owner (a read-only 0444 one) stays open to the
+      // daemon in upper/, its mode recorded (upper_modes.hpp).
+      set_new_upper_file_mode(dst.get(), st.st_mode, "copy-up: " + path);
       copy_user_xattrs(proc_fd_path(src.get()), proc_fd_path(dst.get()));
       ::futimens(dst.get(), times);
       taken += std::max<int64_t>(allocated_bytes(dst.get()), 0);

@@ -1,7 +1,7 @@
 // Open files, attributes, extended attributes.
-#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <fuse_lowlevel.h>
 
@@ -105,6 +105,12 @@ OverlayFs::create(const Caller& c, Node* parent, std::string_view name, mode_t m
   if (::fstat(fh->fd.get(), &created.st) != 0) {
     throw_errno("stat new file", path);
   }
+  if (file_mode_needs_record(created.st.st_mode)) {
+    // Made closed to its owner (`open(..., O_CREAT, 0444)`, tar's read-only files): the
+    // upper file stays open to the daemon and ws, the mode is recorded (upper_modes.hpp).
+    set_new_upper_file_mode(fh->fd.get(), created.st.st_mode, path);
+    created.st.st_mode = S_IFREG | upper_file_real_mode(created.st.st_mode);
+  }
   created.on_upper = true;
   fh->on_upper = true;
   fh->path = path;
@@ -184,9 +190,20 @@ void OverlayFs::kill_suid_on_write(int fd) {
     return; // the write that follows reports the fd's trouble
   }
   mode_t kill = S_ISUID | ((st.st_mode & S_IXGRP) ? S_ISGID : 0);
-  if (st.st_mode & kill) {
-    ::fchmod(fd, st.st_mode & 07777 & ~kill);
+  if ((st.st_mode & kill) == 0) {
+    return;
   }
+  if (std::optional<mode_t> shown =
+          file_mode_marked(st.st_mode) ? recorded_mode(fd) : std::nullopt) {
+    // The bits shown are the record's (their x and setuid bits are the real mode's).
+    try {
+      set_upper_file_mode(fd, false, *shown & ~kill, "write");
+    } catch (const SystemError&) {
+      // as the fchmod below: the write goes on
+    }
+    return;
+  }
+  ::fchmod(fd, st.st_mode & 07777 & ~kill);
 }
 
 struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr, int to_set,
@@ -217,6 +234,9 @@ struct stat OverlayFs::setattr(const Caller& c, Node* n, const struct stat& attr
     mode_t m = attr.st_mode & 07777;
     if (n->is_dir()) {
       set_dir_mode(n, fd, m, path); // the upper directory stays open to the daemon
+    } else if (n->type == S_IFREG) {
+      std::lock_guard lock(n->mutex);          // record and mark: two calls (upper_modes.hpp)
+      set_upper_file_mode(fd, !kept, m, path); // the upper file stays open to the daemon
     } else if ((kept ? ::fchmod(fd, m) : ::chmod(proc.c_str(), m)) != 0) {
       throw_errno("chmod", path);
     }

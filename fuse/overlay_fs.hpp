@@ -57,7 +57,8 @@ struct StateDirs;
 /// Locking (also in docs/locking.md), always in this order:
 ///   1. OverlayFs::m_tree (shared_mutex): parent/name of every node. Shared for any
 ///      operation that resolves a node to its object; exclusive for rename.
-///   2. Node::mutex, descendant before ancestor: serialises copy-up of this node.
+///   2. Node::mutex, descendant before ancestor: serialises copy-up of this node, and a
+///      file's mode changes (record, then mark: upper_modes.hpp).
 ///   3. OverlayFs::m_table (mutex): nlookup, children maps, node lifetime.
 /// The fd fields are atomics set once or retired, never closed while the node lives, so
 /// readers need no lock. (A state edit, under the exclusive m_tree, may swap a directory's
@@ -103,7 +104,7 @@ struct Node {
   std::atomic<bool> git_sensitive{false};
 
   /// Directories with an upper directory: the mode the view shows when the agent gave it
-  /// one its owner could not work in (dir_modes.hpp), k_mode_unread until read from the
+  /// one its owner could not work in (upper_modes.hpp), k_mode_unread until read from the
   /// upper directory, k_mode_real when its real mode is the one to show. Reset to
   /// k_mode_unread whenever upper_fd changes; set by chmod (compare-exchanged by readers).
   mutable std::atomic<int> shown_mode{-1};
@@ -242,9 +243,9 @@ public:
   double negative_timeout(const Node* parent) const;
 
   // stateless files: no OPEN/RELEASE from the kernel (overlay_stateless.cpp)
-  /// The kernel checked the caller's right to read (or write) when it opened the file; a
-  /// daemon that is not root may still be refused by the file's mode (a file created
-  /// 0444): then the fd kept at creation, or the file opened despite its mode.
+  /// The kernel checked the caller's right to read (or write) when it opened the file; the
+  /// upper file itself stays open to the daemon whatever mode the agent gave it
+  /// (upper_modes.hpp).
   IoFd open_for_read(Node* n);
   /// Copies the object up first if it still is the real tree's.
   IoFd open_for_write(Node* n);
@@ -393,18 +394,21 @@ private:
   static int shown_dir_mode(const Node* n);
   /// Gives directory `n`'s upper directory the mode `mode` as the view shows it.
   static void set_dir_mode(const Node* n, int upper_fd, mode_t mode, const std::string& path);
+  /// The mode recorded for the upper file `n` (upper_modes.hpp); needs m_tree held.
+  std::optional<mode_t> recorded_file_mode_locked(const Node* n) const;
   /// The fd of the directory holding a non-directory's object (needs m_tree held).
   int object_dir_locked(const Node* n) const;
   /// Opens a node's object with `flags` (O_PATH for a handle); needs m_tree held.
   UniqueFd open_object_locked(const Node* n, int flags) const;
   struct stat stat_object_locked(const Node* n) const;
   /// open_object_locked for a stateless READ or WRITE (`accmode`): the fd kept when the file
-  /// was created, else the object itself, despite its mode if the daemon owns it
-  /// (open_despite_mode_locked).
+  /// was created, else the object itself (open_closed_file_locked if its mode refuses the
+  /// daemon).
   IoFd open_stateless_locked(Node* n, int accmode);
-  /// Opens `n` (an upper object the daemon owns, whose mode refuses the daemon) by adding
-  /// the owner's permission for the open, under n->mutex. Throws EACCES otherwise.
-  UniqueFd open_despite_mode_locked(Node* n, int accmode);
+  /// Opens `n`, an upper file the daemon owns whose mode refuses the daemon (left so by an
+  /// older ws), after keeping it open to its owner for good, its mode recorded
+  /// (upper_modes.hpp), under n->mutex. Throws EACCES otherwise.
+  UniqueFd open_closed_file_locked(Node* n, int accmode);
   /// With stateless opens: drops the handle (the kernel never releases it), keeping its fd
   /// (opened with `accmode`) in m_created when `fresh` (the file was created by this
   /// request) or when the daemon could not open the file again (its mode `mode`).

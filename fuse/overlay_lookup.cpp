@@ -1,9 +1,9 @@
 // Node table, name resolution and attributes of the copy-on-write view.
 #include "fuse/agent_git_seed.hpp"
-#include "fuse/dir_modes.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -83,7 +83,7 @@ OverlayFs::OverlayFs(const std::filesystem::path& lower_dir, const WorkspaceLayo
   m_same_dev = lst.st_dev == ust.st_dev;
   // The view's root shows the project directory's own mode, owner and times.
   std::string upper_root = proc_fd_path(m_upper_root.get());
-  // (Open to the daemon whatever that mode: the view shows it, dir_modes.hpp.)
+  // (Open to the daemon whatever that mode: the view shows it, upper_modes.hpp.)
   set_upper_dir_mode(m_upper_root.get(), lst.st_mode & 07777, lower_dir.string());
   if (::geteuid() == 0) {
     (void)::fchownat(m_upper_root.get(), "", lst.st_uid, lst.st_gid, AT_EMPTY_PATH);
@@ -460,6 +460,11 @@ void OverlayFs::present(const Node* n, struct stat& st) const {
   if (n->is_dir()) {
     if (int mode = shown_dir_mode(n); mode >= 0) {
       st.st_mode = (st.st_mode & S_IFMT) | static_cast<mode_t>(mode);
+    }
+  } else if (file_mode_marked(st.st_mode) && n->on_upper.load(std::memory_order_acquire)) {
+    // Only a file the agent closed to its owner: no xattr read for any other (upper_modes.hpp).
+    if (std::optional<mode_t> mode = recorded_file_mode_locked(n)) {
+      st.st_mode = S_IFREG | *mode;
     }
   }
   if (n->guard) {

@@ -1,7 +1,7 @@
 // Operations on names: create directories, links and special files; unlink, rmdir, rename.
-#include "fuse/dir_modes.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -151,7 +151,7 @@ Entry OverlayFs::mkdir(const Caller& c, Node* parent, std::string_view name, mod
   settle_new_mode(pu, n, -1, mode, path);
   struct stat st {};
   if ((mode & S_IRWXU) != S_IRWXU && ::fstatat(pu, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    // `mkdir -m 0`: kept open to the daemon, the mode recorded (dir_modes.hpp). Its node is
+    // `mkdir -m 0`: kept open to the daemon, the mode recorded (upper_modes.hpp). Its node is
     // made below and reads the record then. (The kernel applied the caller's umask to
     // `mode`, which leaves the owner's bits alone in practice: no stat for a usual mkdir.)
     UniqueFd fd(::openat(pu, n.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -198,6 +198,15 @@ Entry OverlayFs::mknod(const Caller& c, Node* parent, std::string_view name, mod
   m_disk.add(upper_allocated(pu, n));
   set_owner(pu, n.c_str(), c, parent);
   settle_new_mode(pu, n, -1, mode, path);
+  if (S_ISREG(mode) && file_mode_needs_record(mode)) {
+    // mknod(2) of a file closed to its owner: kept open to the daemon (upper_modes.hpp).
+    UniqueFd fd(::openat(pu, n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0) {
+      throw_errno("mknod", path);
+    }
+    set_upper_file_mode(fd.get(), true, st.st_mode & 07777, path);
+  }
   note_created_locked(parent, path);
   if (S_ISCHR(mode) || S_ISBLK(mode)) {
     record(c, "mknod", path, {},

@@ -5,6 +5,7 @@
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
 #include "fuse/system_error.hpp"
+#include "fuse/upper_modes.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -39,13 +40,16 @@ IoFd OverlayFs::open_stateless_locked(Node* n, int accmode) {
       throw;
     }
   }
-  return IoFd(open_despite_mode_locked(n, accmode));
+  return IoFd(open_closed_file_locked(n, accmode));
 }
 
-UniqueFd OverlayFs::open_despite_mode_locked(Node* n, int accmode) {
-  // The kernel let this caller open the file (default_permissions), or it created the file
-  // with this mode through the fd we no longer hold: only the daemon's own access is
-  // missing. Under n->mutex, so two of these never restore each other's mode.
+UniqueFd OverlayFs::open_closed_file_locked(Node* n, int accmode) {
+  // The kernel let this caller open the file (default_permissions checked the mode the view
+  // shows): only the daemon's own access is missing. This ws never leaves an upper file
+  // closed to its owner where user xattrs are kept (upper_modes.hpp); a workspace an older
+  // ws wrote does hold such files, with the agent's mode on the file itself. Keep this one
+  // open to the daemon for good, its mode recorded as this ws would have, never lent and
+  // taken back. Where no user xattrs are kept, the open is refused as before.
   std::lock_guard lock(n->mutex);
   UniqueFd obj = open_object_locked(n, O_PATH);
   struct stat st {};
@@ -55,19 +59,10 @@ UniqueFd OverlayFs::open_despite_mode_locked(Node* n, int accmode) {
   if (!n->on_upper.load() || st.st_uid != ::geteuid() || !S_ISREG(st.st_mode)) {
     throw SystemError(EACCES, "open '" + n->name + "'");
   }
-  std::string proc = proc_fd_path(obj.get());
-  mode_t need = accmode == O_RDONLY ? S_IRUSR : accmode == O_WRONLY ? S_IWUSR : S_IRUSR | S_IWUSR;
-  if (::chmod(proc.c_str(), (st.st_mode & 07777) | need) != 0) {
-    throw_errno("chmod", n->name);
-  }
-  UniqueFd fd(::open(proc.c_str(), accmode | O_CLOEXEC));
-  int err = errno;
-  ::chmod(proc.c_str(), st.st_mode & 07777);
-  if (!fd) {
-    errno = err;
-    throw_errno("open", n->name);
-  }
-  return fd;
+  set_upper_file_mode(obj.get(), true, st.st_mode & 07777, n->name);
+  SPDLOG_LOGGER_DEBUG(&logger(), "open({}) -> kept open to the daemon, mode {:04o} recorded",
+                      n->name, st.st_mode & 07777);
+  return open_object_locked(n, accmode);
 }
 
 void OverlayFs::emit_pending_locked(PendingWrite& p) {

@@ -41,26 +41,21 @@ std::vector<size_t> offsets(const std::vector<FileStat>& files, size_t text_size
 
 } // namespace
 
-std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileStat> kept_files,
-                                  const std::vector<bool>& keep, const Patch& fresh) {
-  struct {
-    std::string_view text;
-    std::vector<FileStat>& files;
-  } kept{kept_text, kept_files};
-  if (keep.size() != kept.files.size()) {
+std::optional<Splice> splice_files(size_t kept_size, std::vector<FileStat> kept_files,
+                                   const std::vector<bool>& keep, const Patch& fresh) {
+  if (keep.size() != kept_files.size()) {
     return std::nullopt;
   }
-  const std::vector<size_t> at_kept = offsets(kept.files, kept.text.size()),
+  const std::vector<size_t> at_kept = offsets(kept_files, kept_size),
                             at_fresh = offsets(fresh.files, fresh.text.size());
   if (at_kept.empty() || at_fresh.empty()) {
     return std::nullopt;
   }
-  size_t size = fresh.text.size(), files = fresh.files.size();
-  for (size_t i = 0; i < kept.files.size(); ++i) {
-    if (!keep[i] && renamed(kept.files[i])) {
+  size_t files = fresh.files.size();
+  for (size_t i = 0; i < kept_files.size(); ++i) {
+    if (!keep[i] && renamed(kept_files[i])) {
       return std::nullopt;
     }
-    size += keep[i] ? kept.files[i].text_size : 0;
     files += keep[i] ? 1 : 0;
   }
   for (const FileStat& f : fresh.files) {
@@ -68,32 +63,35 @@ std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileSt
       return std::nullopt;
     }
   }
-  Patch out;
-  out.text.reserve(size);
+  Splice out;
   out.files.reserve(files);
-  // Kept files one after the other are one stretch of the kept text: copied at once (after
-  // one edit among 200,000 files, two copies, not 200,000).
-  size_t run_from = 0, run_to = 0;
-  auto flush = [&] {
-    out.text.append(kept.text.substr(run_from, run_to - run_from));
-    run_from = run_to = 0;
+  // Kept files one after the other are one stretch of the kept text (after one edit among
+  // 200,000 files, two stretches, not 200,000).
+  auto put = [&](bool from_fresh, size_t at, size_t size) {
+    if (size == 0) {
+      return;
+    }
+    out.size += size;
+    if (!out.text.empty()) {
+      TextRange& last = out.text.back();
+      if (last.fresh == from_fresh && last.at + last.size == at) {
+        last.size += size;
+        return;
+      }
+    }
+    out.text.push_back({from_fresh, at, size});
   };
   auto take_kept = [&](size_t i) {
-    if (run_to != at_kept[i]) {
-      flush();
-      run_from = run_to = at_kept[i];
-    }
-    run_to = at_kept[i + 1];
-    out.files.push_back(std::move(kept.files[i]));
+    put(false, at_kept[i], kept_files[i].text_size);
+    out.files.push_back(std::move(kept_files[i]));
   };
   auto take_fresh = [&](size_t j) {
-    flush();
-    out.text.append(std::string_view(fresh.text).substr(at_fresh[j], fresh.files[j].text_size));
+    put(true, at_fresh[j], fresh.files[j].text_size);
     out.files.push_back(fresh.files[j]);
   };
   size_t i = 0, j = 0;
-  while (i < kept.files.size() || j < fresh.files.size()) {
-    if (i < kept.files.size() && !keep[i]) {
+  while (i < kept_files.size() || j < fresh.files.size()) {
+    if (i < kept_files.size() && !keep[i]) {
       ++i;
       continue;
     }
@@ -101,11 +99,11 @@ std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileSt
       take_kept(i++);
       continue;
     }
-    if (i == kept.files.size()) {
+    if (i == kept_files.size()) {
       take_fresh(j++);
       continue;
     }
-    const std::string& a = order_key(kept.files[i]);
+    const std::string& a = order_key(kept_files[i]);
     const std::string& b = order_key(fresh.files[j]);
     if (a == b) {
       return std::nullopt; // one path in both: build_patch would have formatted them together
@@ -116,7 +114,21 @@ std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileSt
       take_fresh(j++);
     }
   }
-  flush();
+  return out;
+}
+
+std::optional<Patch> splice_patch(std::string_view kept_text, std::vector<FileStat> kept_files,
+                                  const std::vector<bool>& keep, const Patch& fresh) {
+  std::optional<Splice> s = splice_files(kept_text.size(), std::move(kept_files), keep, fresh);
+  if (!s) {
+    return std::nullopt;
+  }
+  Patch out;
+  out.text.reserve(s->size);
+  for (const TextRange& r : s->text) {
+    out.text.append((r.fresh ? std::string_view(fresh.text) : kept_text).substr(r.at, r.size));
+  }
+  out.files = std::move(s->files);
   return out;
 }
 

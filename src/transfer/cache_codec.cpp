@@ -160,6 +160,26 @@ std::optional<Checked> read_checked(const std::filesystem::path& file, const cha
   return Checked{std::move(*m), body, kept};
 }
 
+/// A delta's bytes: `edits` make the body of digest `sum` (`size` bytes) from the base of
+/// digest `base_sum` (`base_size` bytes).
+std::string delta_bytes(const fuse::Hash128& base_sum, size_t base_size, size_t size,
+                        const fuse::Hash128& sum, const std::vector<ByteEdit>& edits) {
+  Writer w(k_delta_magic);
+  w.put(base_sum.high);
+  w.put(base_sum.low);
+  w.put(static_cast<uint64_t>(base_size));
+  w.put(static_cast<uint64_t>(size));
+  w.put(sum.high);
+  w.put(sum.low);
+  w.put(static_cast<uint64_t>(edits.size()));
+  for (const ByteEdit& e : edits) {
+    w.put(e.at);
+    w.put(e.old_size);
+    w.put(e.bytes);
+  }
+  return std::move(w.out());
+}
+
 /// The delta that makes `body` from the base mapped in `base`, or nullopt when writing the
 /// base whole again is the better (or only) way.
 std::optional<std::string> delta_for(const FileMapping& base, const char* magic,
@@ -174,21 +194,56 @@ std::optional<std::string> delta_for(const FileMapping& base, const char* magic,
     return std::nullopt;
   }
   // The base's digest as written: a delta of another base (folded meanwhile) never applies.
-  fuse::Hash128 base_sum = trailer_of(base);
-  Writer w(k_delta_magic);
-  w.put(base_sum.high);
-  w.put(base_sum.low);
-  w.put(static_cast<uint64_t>(base_body.size()));
-  w.put(static_cast<uint64_t>(body.size()));
-  w.put(sum.high);
-  w.put(sum.low);
-  w.put(static_cast<uint64_t>(edits->size()));
-  for (const ByteEdit& e : *edits) {
-    w.put(e.at);
-    w.put(e.old_size);
-    w.put(e.bytes);
+  return delta_bytes(trailer_of(base), base_body.size(), body.size(), sum, *edits);
+}
+
+/// The edits that make `body` from `base` when parts of `body` are parts of `base`'s very
+/// bytes (a body spliced from pieces of the mapped base): a part that lies in the base after
+/// the last one taken is the base's, the rest is new. nullopt past `budget` (delta_for's rule)
+/// or 1,024 edits.
+std::optional<std::vector<ByteEdit>> edits_of_pieces(std::string_view base, const Pieces& body,
+                                                     size_t budget) {
+  std::vector<ByteEdit> edits;
+  const auto lo = reinterpret_cast<uintptr_t>(base.data());
+  const uintptr_t hi = lo + base.size();
+  size_t from = 0, spent = 0;
+  std::string pending;
+  auto close_at = [&](size_t at) {
+    if (at > from || !pending.empty()) {
+      edits.push_back(ByteEdit{from, at - from, std::move(pending)});
+      pending.clear();
+      spent += 3 * sizeof(uint64_t);
+    }
+  };
+  for (std::string_view p : body.parts) {
+    const auto at = reinterpret_cast<uintptr_t>(p.data());
+    if (at >= lo && at + p.size() <= hi && at - lo >= from) {
+      close_at(at - lo);
+      from = at - lo + p.size();
+    } else {
+      pending.append(p);
+      spent += p.size();
+    }
+    if (spent > budget || edits.size() > 1024) {
+      return std::nullopt;
+    }
   }
-  return std::move(w.out());
+  close_at(base.size());
+  if (spent > budget || edits.size() > 1024) {
+    return std::nullopt;
+  }
+  return edits;
+}
+
+fuse::Hash128 hash_pieces(const Pieces& body) {
+  if (body.parts.size() == 1) {
+    return fuse::hash_bytes(body.parts[0]);
+  }
+  fuse::Hasher h;
+  for (std::string_view p : body.parts) {
+    h.update(p.data(), p.size());
+  }
+  return h.digest();
 }
 
 } // namespace
@@ -245,23 +300,68 @@ fuse::Hash128 write_cache_body(const std::filesystem::path& file, const char (&m
   return sum;
 }
 
-std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
-                                          const char (&magic)[8]) {
+void Pieces::append(std::string_view s) {
+  if (s.empty()) {
+    return;
+  }
+  size += s.size();
+  if (!parts.empty() && parts.back().data() + parts.back().size() == s.data()) {
+    parts.back() = std::string_view(parts.back().data(), parts.back().size() + s.size());
+    return;
+  }
+  parts.push_back(s);
+}
+
+bool Pieces::append_slice(const Pieces& from, size_t at, size_t n, Cursor& c) {
+  if (at < c.part_at || at > from.size || n > from.size - at) {
+    return false;
+  }
+  while (n > 0) {
+    // Move to the part holding `at`.
+    while (c.part < from.parts.size() && at >= c.part_at + from.parts[c.part].size()) {
+      c.part_at += from.parts[c.part].size();
+      ++c.part;
+    }
+    if (c.part == from.parts.size()) {
+      return false;
+    }
+    std::string_view part = from.parts[c.part];
+    const size_t off = at - c.part_at;
+    const size_t take = std::min(n, part.size() - off);
+    append(part.substr(off, take));
+    at += take;
+    n -= take;
+  }
+  return true;
+}
+
+std::string Pieces::joined() const {
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) {
+    out.append(p);
+  }
+  return out;
+}
+
+std::unique_ptr<CachePieces> read_cache_pieces(const std::filesystem::path& file,
+                                               const char (&magic)[8]) {
   std::optional<Checked> base = read_checked(file, magic);
   if (!base) {
-    return std::nullopt;
+    return nullptr;
   }
   bool absent = false;
   std::optional<Checked> delta = read_checked(delta_of(file), k_delta_magic, &absent);
+  auto out = std::make_unique<CachePieces>();
+  out->base_body = base->body;
+  out->base_sum = base->sum;
   if (!delta) {
     if (!absent) {
-      return std::nullopt; // a delta there that cannot be read: no cache
+      return nullptr; // a delta there that cannot be read: no cache
     }
-    CacheBytes out;
-    out.data = base->body.data();
-    out.size = base->body.size();
-    out.digest = base->sum;
-    out.mapping = std::move(base->mapping);
+    out->body.append(base->body);
+    out->digest = base->sum;
+    out->base = std::move(base->mapping);
     return out;
   }
   Reader r(delta->body.data(), delta->body.size());
@@ -275,27 +375,87 @@ std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
   const uint64_t count = r.get<uint64_t>();
   if (r.bad() || !(base_sum == base->sum) || base_size != base->body.size() ||
       size > base_size + delta->body.size() || count > delta->body.size() / 24) {
-    return std::nullopt; // of another base (folded since), or damaged
+    return nullptr; // of another base (folded since), or damaged
   }
-  std::vector<ByteEdit> edits(count);
-  for (ByteEdit& e : edits) {
+  out->edits.resize(count);
+  for (ByteEdit& e : out->edits) {
     e.at = r.get<uint64_t>();
     e.old_size = r.get<uint64_t>();
     r.get(e.bytes);
   }
   if (r.bad() || !r.done()) {
+    return nullptr;
+  }
+  // The body: the base between the edits, each edit's bytes (apply_byte_edits's rules).
+  const std::string_view b = base->body;
+  size_t from = 0;
+  for (const ByteEdit& e : out->edits) {
+    if (e.at < from || e.at > b.size() || e.old_size > b.size() - e.at) {
+      return nullptr;
+    }
+    out->body.append(b.substr(from, e.at - from));
+    out->body.append(e.bytes);
+    from = e.at + e.old_size;
+  }
+  out->body.append(b.substr(from));
+  if (out->body.size != size || !(hash_pieces(out->body) == sum)) {
+    return nullptr;
+  }
+  out->digest = sum;
+  out->base = std::move(base->mapping);
+  return out;
+}
+
+std::optional<CacheBytes> read_cache_file(const std::filesystem::path& file,
+                                          const char (&magic)[8]) {
+  std::unique_ptr<CachePieces> p = read_cache_pieces(file, magic);
+  if (!p) {
     return std::nullopt;
   }
   CacheBytes out;
-  out.buffer = std::make_unique_for_overwrite<char[]>(size);
-  if (!apply_byte_edits(base->body, edits, size, out.buffer.get()) ||
-      !(fuse::hash_bytes(std::string_view(out.buffer.get(), size)) == sum)) {
-    return std::nullopt;
+  out.size = p->body.size;
+  out.digest = p->digest;
+  const bool in_base = p->body.parts.empty() || (p->body.parts.size() == 1 && p->edits.empty());
+  if (in_base) {
+    out.data = p->base_body.data(); // the mapping as it is: nothing copied
+    out.mapping = std::move(p->base);
+    return out;
+  }
+  out.buffer = std::make_unique_for_overwrite<char[]>(out.size);
+  size_t at = 0;
+  for (std::string_view part : p->body.parts) {
+    std::memcpy(out.buffer.get() + at, part.data(), part.size());
+    at += part.size();
   }
   out.data = out.buffer.get();
-  out.size = size;
-  out.digest = sum;
   return out;
+}
+
+fuse::Hash128 write_cache_pieces(const std::filesystem::path& file, const char (&magic)[8],
+                                 const Pieces& body, const CachePieces* loaded) {
+  if (loaded) {
+    // The base still there is the one `loaded` mapped (its digest, as this command found it
+    // whole: not hashed again).
+    std::optional<Checked> base = read_checked(file, magic, nullptr, true);
+    if (base && base->sum == loaded->base_sum && base->body.size() == loaded->base_body.size()) {
+      if (std::optional<std::vector<ByteEdit>> edits =
+              edits_of_pieces(loaded->base_body, body, loaded->base_body.size() / 8)) {
+        const fuse::Hash128 sum = hash_pieces(body);
+        std::string d =
+            delta_bytes(loaded->base_sum, loaded->base_body.size(), body.size, sum, *edits);
+        std::string_view d_body = std::string_view(d).substr(8);
+        if (write_whole(delta_of(file), k_delta_magic, d_body, fuse::hash_bytes(d_body))) {
+          spdlog::debug("{}: delta of {} bytes", file.filename().string(), d.size());
+          return sum;
+        }
+      }
+    }
+  }
+  if (body.parts.size() == 1) {
+    return write_cache_body(file, magic, body.parts[0]);
+  }
+  // Another base, or too much changed: compared (write_cache_body) or written whole.
+  return write_cache_body(file, magic, body.joined());
 }
 
 void remove_cache_file(const std::filesystem::path& file) {

@@ -4,6 +4,7 @@
 // size values and length-prefixed strings after an 8-byte magic, an XXH3-128 of all of it
 // at the end. A cache that does not read back whole is no cache.
 #include "fuse/hash.hpp"
+#include "src/transfer/cache_delta.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace ws {
 
@@ -110,6 +112,47 @@ struct CacheBytes {
   size_t size = 0;
   fuse::Hash128 digest; ///< XXH3-128 of the body (checked)
 };
+
+/// Bytes as pieces held elsewhere, in order: a cache read back without putting its base and
+/// delta together, a kept patch text spliced with fresh files (tens of MB never copied).
+struct Pieces {
+  std::vector<std::string_view> parts;
+  size_t size = 0;
+  /// Appends `s` (joined to the last part when it follows it in memory).
+  void append(std::string_view s);
+  /// Appends the bytes [at, at + n) of `from`; `cursor` (start at {}) remembers where the last
+  /// call ended, for calls in increasing `at`.
+  struct Cursor {
+    size_t part = 0;
+    size_t part_at = 0;
+  };
+  bool append_slice(const Pieces& from, size_t at, size_t n, Cursor& cursor);
+  std::string joined() const;
+};
+
+/// A cache file read back as its base's mapping and its delta's edits, not put together: the
+/// body is pieces of the two. Not to be copied (the pieces point into it).
+struct CachePieces {
+  CachePieces() = default;
+  CachePieces(const CachePieces&) = delete;
+  CachePieces& operator=(const CachePieces&) = delete;
+  FileMapping base;
+  std::string_view base_body;  ///< in `base`
+  fuse::Hash128 base_sum;      ///< the base's digest as written (its trailer)
+  std::vector<ByteEdit> edits; ///< the delta's
+  Pieces body;
+  fuse::Hash128 digest; ///< of the body (checked)
+};
+
+/// read_cache_file's checks, its answer in pieces.
+std::unique_ptr<CachePieces> read_cache_pieces(const std::filesystem::path& file,
+                                               const char (&magic)[8]);
+
+/// write_cache_body for a body in pieces. When `loaded` (what read_cache_pieces gave) is of the
+/// base still there, the delta is where the pieces leave that base's mapping: found without
+/// comparing a byte. Returns the body's digest.
+fuse::Hash128 write_cache_pieces(const std::filesystem::path& file, const char (&magic)[8],
+                                 const Pieces& body, const CachePieces* loaded);
 
 /// Reads `file` back: nullopt unless its magic is `magic` and the digest matches, and, when
 /// `file` + ".delta" exists, unless the delta is whole, of this very base, and makes bytes

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
 namespace ws {
@@ -28,33 +29,6 @@ bool lstat_beneath(int root, const std::string& path, struct stat& st) {
   UniqueFd fd(fuse::open_beneath(root, path, O_PATH | O_NOFOLLOW));
   return fd && ::fstat(fd.get(), &st) == 0;
 }
-/// The workspace's regular file `path` beneath `upper` whose owner took away its read
-/// permission (`chmod 000`, as ext4 allows), opened for reading all the same: root reads it
-/// anyway, and a person who is not root must see and land the same change (else one such file
-/// fails every diff and apply). The file's mode lends u+r for the open only, as the daemon's
-/// own OverlayFs::open_despite_mode_locked does; `ws apply` reads while the daemon holds the
-/// writers. An invalid fd (errno set) when the file is not this user's.
-UniqueFd open_despite_mode(int upper, const std::string& path) {
-  UniqueFd obj(fuse::open_beneath(upper, path, O_PATH | O_NOFOLLOW));
-  struct stat st {};
-  if (!obj || ::fstat(obj.get(), &st) != 0) {
-    return UniqueFd();
-  }
-  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & S_IRUSR)) {
-    errno = EACCES;
-    return UniqueFd();
-  }
-  std::string proc = "/proc/self/fd/" + std::to_string(obj.get());
-  if (::chmod(proc.c_str(), (st.st_mode & 07777) | S_IRUSR) != 0) {
-    return UniqueFd();
-  }
-  UniqueFd fd(::open(proc.c_str(), O_RDONLY | O_CLOEXEC));
-  int err = errno;
-  ::chmod(proc.c_str(), st.st_mode & 07777);
-  errno = err;
-  return fd;
-}
-
 /// The first directory of `path` that is a symlink beneath `root` ("" if none): git sees
 /// nothing of the tree below it.
 std::string symlink_above(int root, const std::string& path) {
@@ -121,7 +95,15 @@ gitbridge::BlobSide ContentReader::read_side(int root, const std::string& path,
   } else if (S_ISREG(st.st_mode)) {
     UniqueFd fd(fuse::open_beneath(root, path, O_RDONLY | O_NOFOLLOW));
     if (!fd && errno == EACCES && root == m_upper.get()) {
-      fd = open_despite_mode(root, path);
+      // Never lent a permission here (a read-only command would change the workspace under
+      // the agent): the view keeps upper files open to their owner and the agent's mode
+      // aside (fuse/upper_modes.hpp). Only a workspace an older ws wrote, or one on a
+      // filesystem without user xattrs, holds a file closed to its owner.
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      throw SystemError(
+          EACCES, "open '" + path + "', which the agent made unreadable (mode " + mode +
+                      "; chmod it in the view, to u+r or to its own mode again, then try again)");
     }
     if (!fd) {
       throw_errno("open", path);

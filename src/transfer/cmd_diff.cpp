@@ -76,7 +76,7 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
   if (!w.exists()) {
     throw Error("no workspace '" + w.name + "' for " + w.repo.string(), "create it with 'ws new'");
   }
-  DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}};
+  DiffResult r{checkpoint ? checkpoint_state(w, *checkpoint) : live_state(w), {}, {}, {}, {}, {}};
   PlanRequest request{relative_all(ctx, paths), relative_all(ctx, include), std::nullopt, true};
   // The patch a `ws diff` of this state built (the same options), brought up to date with
   // what changed since: only the changed files are read (patch_update.hpp).
@@ -94,8 +94,9 @@ DiffResult compute_diff(const Context& ctx, const Workspace& w,
                         ? "updated for " + std::to_string(kept->reread) + " files"
                         : std::string("the patch of now"));
       r.patch = std::move(kept->patch);
-      keep_patch(r.source, valid, kept_request, r.patch, kept->manifest_changed,
-                 kept->text_changed);
+      r.text = std::move(kept->text);
+      keep_patch(r.source, valid, kept_request, r.patch, kept->manifest_changed, kept->text_changed,
+                 &r.text);
       return r;
     }
     valid = {};
@@ -174,13 +175,23 @@ int cmd_diff(const Context& ctx, const DiffOptions& o) {
     // so no line of it can move the cursor, erase, or print at column 0 over its own '+'.
     // Every report line below starts at column 0 with '#', which no patch line can: the
     // report cannot be imitated. In a pipe the patch stays byte-exact.
-    // (In a pipe the text is written as it is: not copied first, it is tens of MB.)
-    std::string shown = tty ? visible_text(patch.text, true) : std::string();
-    const std::string& text = tty ? shown : patch.text;
-    if (color) {
-      out.write(gitbridge::colorize_patch(text));
+    // (In a pipe the text is written as it is: not copied first, it is tens of MB, and when
+    // it was kept, in pieces of the kept text and the files read again.)
+    const bool in_pieces = patch.text.empty() && r.text.pieces.size > 0;
+    if (!tty && !color) {
+      if (in_pieces) {
+        for (std::string_view part : r.text.pieces.parts) {
+          std::fwrite(part.data(), 1, part.size(), out.file());
+        }
+      } else {
+        out.write(patch.text);
+      }
     } else {
-      out.write(text);
+      const std::string whole = in_pieces ? r.text.pieces.joined() : std::string();
+      const std::string& plain = in_pieces ? whole : patch.text;
+      std::string shown = tty ? visible_text(plain, true) : std::string();
+      const std::string& text = tty ? shown : plain;
+      out.write(color ? gitbridge::colorize_patch(text) : text);
     }
   }
   if (!report.empty()) {

@@ -2,6 +2,7 @@
 
 #include "gitbridge/patch.hpp"
 #include "src/cli/commands.hpp"
+#include "src/transfer/patch_cache.hpp"
 #include "src/transfer/transfer_plan.hpp"
 
 #include <optional>
@@ -21,6 +22,9 @@ struct DiffResult {
   /// from these instead of reading every file again.
   std::vector<gitbridge::FilePair> pairs;
   std::vector<bool> base_exact;
+  /// The text in pieces, when `ws diff` took it from the kept one (patch.text then empty):
+  /// written out as it is, put together only to be escaped or coloured.
+  PatchText text;
 };
 
 /// With `keep_manifest` (`ws apply --check`), the patch's id and manifest are kept in the

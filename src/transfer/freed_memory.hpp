@@ -8,7 +8,8 @@ namespace ws {
 /// glibc serves each block past its mmap threshold (128 KB up to 32 MB) with fresh pages,
 /// each faulted in and zeroed on first touch, and unmaps it when freed: after one edit among
 /// 200,000 new files that was a third of `ws diff`'s time (docs/benchmarks.md). Not for the
-/// daemon, which lives for days.
+/// daemon, which lives for days. The heap is asked for in transparent huge pages where the
+/// kernel offers them on request.
 void keep_freed_memory();
 
 } // namespace ws

@@ -25,7 +25,7 @@ std::optional<KeptCheck> check_from_kept(const Context& ctx, const Workspace& w,
   for (const std::string& a : given_include) {
     include.push_back(ctx.repo_relative(a));
   }
-  KeptCheck k{DiffResult{live_state(w), {}, {}, {}, {}}, {}};
+  KeptCheck k{DiffResult{live_state(w), {}, {}, {}, {}, {}}, {}};
   DiffResult& r = k.result;
   PlanValidity valid;
   PlanRequest request{paths, include, std::nullopt, false, &valid};

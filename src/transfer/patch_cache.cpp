@@ -77,25 +77,30 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file) {
   if (has_text) {
     // The text written with this very cache: its digest is the one named here (two commands
     // keeping the cache at once can leave one's text beside the other's entries).
-    out.text_bytes = read_cache_file(text_file_of(file), k_text_magic);
-    if (!out.text_bytes || out.text_bytes->size != text_size ||
-        !(out.text_bytes->digest == text_sum)) {
+    std::shared_ptr<const CachePieces> text = read_cache_pieces(text_file_of(file), k_text_magic);
+    if (!text || text->body.size != text_size || !(text->digest == text_sum)) {
       return std::nullopt;
     }
-    out.text = std::string_view(out.text_bytes->data, out.text_bytes->size);
+    out.text = text->body;
+    out.text_bytes = std::move(text);
   }
   return out;
 }
 
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
-                      const std::string& key, const gitbridge::Patch& p, PatchPart part) {
+                      const std::string& key, const gitbridge::Patch& p, PatchPart part,
+                      const PatchText* pieces) {
   const bool text = part == PatchPart::Text;
   // The text first, to its own file (from the patch's string, not copied here); the entries
   // then name its digest.
   fuse::Hash128 text_sum;
-  if (text) {
+  if (text && pieces) {
+    text_sum =
+        write_cache_pieces(text_file_of(file), k_text_magic, pieces->pieces, pieces->kept.get());
+  } else if (text) {
     text_sum = write_cache_body(text_file_of(file), k_text_magic, p.text);
   }
+  const size_t text_size = pieces ? pieces->pieces.size : p.text.size();
   Writer w(k_magic);
   w.out().reserve(text ? p.stat.size() + 128 * (p.files.size() + 1)
                        : 128 * (p.manifest.size() + 1));
@@ -104,7 +109,7 @@ void save_patch_cache(const std::filesystem::path& file, const std::string& toke
   w.put(static_cast<char>(text ? 1 : 0));
   w.put(text_sum.high);
   w.put(text_sum.low);
-  w.put(static_cast<uint64_t>(text ? p.text.size() : 0));
+  w.put(static_cast<uint64_t>(text ? text_size : 0));
   w.put(p.id);
   w.put(text ? p.stat : std::string());
   w.put(static_cast<uint64_t>(text ? p.files.size() : 0));

@@ -5,6 +5,7 @@
 #include "src/transfer/transfer_plan.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,10 +22,18 @@ struct CachedPatch {
   std::string token;
   std::string key;
   gitbridge::Patch patch; ///< all but the text, which is `text`
-  /// The text, mapped from its own file (`<file>.text`, written from the patch's string):
-  /// tens of MB not copied in or out. Lives as long as `text_bytes`.
-  std::string_view text;
-  std::optional<CacheBytes> text_bytes;
+  /// The text, mapped from its own file (`<file>.text`) and its delta, in pieces: tens of MB
+  /// not copied in or out. Lives as long as `text_bytes`.
+  Pieces text;
+  std::shared_ptr<const CachePieces> text_bytes;
+};
+
+/// A patch text in pieces (pieces of a kept text and of fresh files' text), with what holds
+/// their bytes: `ws diff` writes it out as it is, never put together.
+struct PatchText {
+  Pieces pieces;
+  std::shared_ptr<const CachePieces> kept;  ///< the kept text's mapping, when pieces are of it
+  std::shared_ptr<const std::string> fresh; ///< fresh files' text, when pieces are of it
 };
 
 /// Where the id and manifest of the last patch are kept (by `ws diff` beside its patch-cache,
@@ -43,7 +52,10 @@ std::optional<CachedPatch> load_patch_cache(const std::filesystem::path& file);
 /// What of a patch one cache file keeps: `ws diff`'s text, stat and files (the id too), or the
 /// id and manifest (k_manifest_cache: `ws apply --check` reads them without the text).
 enum class PatchPart { Text, Manifest };
+/// With `text` (PatchPart::Text), the text kept is that one, not the patch's string; its delta
+/// found from where its pieces lie in the kept text it was spliced from (write_cache_pieces).
 void save_patch_cache(const std::filesystem::path& file, const std::string& token,
-                      const std::string& key, const gitbridge::Patch& patch, PatchPart part);
+                      const std::string& key, const gitbridge::Patch& patch, PatchPart part,
+                      const PatchText* text = nullptr);
 
 } // namespace ws

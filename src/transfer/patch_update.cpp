@@ -3,6 +3,7 @@
 
 #include "gitbridge/content_id.hpp"
 #include "gitbridge/patch_splice.hpp"
+#include "src/transfer/cache_codec.hpp"
 #include "src/transfer/change_content.hpp"
 #include "src/transfer/patch_cache.hpp"
 #include "src/transfer/path_cones.hpp"
@@ -135,7 +136,8 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
     KeptPatch out;
     out.patch = std::move(ids->patch);
     if (want_text) {
-      out.patch.text = std::string(text->text);
+      out.text.pieces = std::move(text->text);
+      out.text.kept = std::move(text->text_bytes);
       out.patch.files = std::move(text->patch.files);
       out.patch.stat = std::move(text->patch.stat);
     }
@@ -276,19 +278,34 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
       dropped = dropped || !keep[f];
     }
     out.text_changed = dropped || !fresh.files.empty();
+    out.text.kept = std::move(text->text_bytes);
     if (!out.text_changed) {
-      patch.text = std::string(text->text);
+      out.text.pieces = std::move(text->text);
       patch.files = std::move(text->patch.files);
       patch.stat = std::move(text->patch.stat);
     } else if (request.stat) {
       return none("a stat is not updated by name");
     } else {
-      std::optional<gitbridge::Patch> spliced =
-          gitbridge::splice_patch(text->text, std::move(text->patch.files), keep, fresh);
+      // The kept text's stretches and the fresh files' text, as pieces of the two: the text
+      // is not put together (tens of MB) but written out, and kept, in pieces.
+      std::optional<gitbridge::Splice> spliced =
+          gitbridge::splice_files(text->text.size, std::move(text->patch.files), keep, fresh);
       if (!spliced) {
         return none("the files to replace cannot be spliced");
       }
-      patch.text = std::move(spliced->text);
+      out.text.fresh = std::make_shared<const std::string>(std::move(fresh.text));
+      const std::string_view fresh_text = *out.text.fresh;
+      Pieces::Cursor cursor;
+      for (const gitbridge::TextRange& r : spliced->text) {
+        if (r.fresh) {
+          out.text.pieces.append(fresh_text.substr(r.at, r.size));
+        } else if (!out.text.pieces.append_slice(text->text, r.at, r.size, cursor)) {
+          return none("the kept text does not hold the files to keep");
+        }
+      }
+      if (out.text.pieces.size != spliced->size) {
+        return none("the spliced text does not add up");
+      }
       patch.files = std::move(spliced->files);
     }
   }
@@ -301,7 +318,7 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
 
 void keep_patch(const StateSource& source, const PlanValidity& valid,
                 const KeptPatchRequest& request, const gitbridge::Patch& patch, bool manifest,
-                bool text) {
+                bool text, const PatchText* text_pieces) {
   if (valid.token.empty() || source.checkpoint) {
     return;
   }
@@ -309,7 +326,7 @@ void keep_patch(const StateSource& source, const PlanValidity& valid,
     save_patch_cache(
         source.state.dir / k_text_cache, valid.token,
         patch_cache_key(valid.inputs, request.text_what, *request.paths, *request.include), patch,
-        PatchPart::Text);
+        PatchPart::Text, text_pieces);
   }
   if (manifest) {
     save_patch_cache(

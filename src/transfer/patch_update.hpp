@@ -1,6 +1,7 @@
 #pragma once
 
 #include "gitbridge/patch.hpp"
+#include "src/transfer/patch_cache.hpp"
 #include "src/transfer/transfer_plan.hpp"
 
 #include <optional>
@@ -21,7 +22,8 @@ struct KeptPatchRequest {
 
 /// The patch of the plan of now, from what earlier commands kept.
 struct KeptPatch {
-  gitbridge::Patch patch;        ///< id and manifest; the text and files (and stat) when asked
+  gitbridge::Patch patch;        ///< id and manifest; the files (and stat) when asked
+  PatchText text;                ///< the text, when asked (patch.text stays empty)
   size_t reread = 0;             ///< pairs read again
   bool manifest_changed = false; ///< differs from the kept manifest: keep it again
   bool text_changed = false;     ///< differs from the kept text: keep it again
@@ -43,9 +45,10 @@ std::optional<KeptPatch> kept_patch(const Workspace& w, const StateSource& sourc
                                     const std::vector<PlannedChange>& plan,
                                     const KeptPatchRequest& request);
 
-/// Keeps what kept_patch changed (or a whole patch) under `valid`'s token.
+/// Keeps what kept_patch changed (or a whole patch) under `valid`'s token; the text is
+/// `text_pieces` when given (kept_patch's), else the patch's.
 void keep_patch(const StateSource& source, const PlanValidity& valid,
                 const KeptPatchRequest& request, const gitbridge::Patch& patch, bool manifest,
-                bool text);
+                bool text, const PatchText* text_pieces = nullptr);
 
 } // namespace ws

@@ -340,3 +340,132 @@ TEST_CASE("issue 10: a normal user's daemon holds no fd per file created after a
     CHECK(last.out == "last\nmodule.exports = 1\n444\n");
   }
 }
+
+TEST_CASE("issue 10: files the agent closes to itself (chmod 000, 200, 100, 0444 copied up) - "
+          "ws reads them without changing a mode, the view holds the agent to them, the x bit "
+          "counts - as root and as a normal user") {
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    // A read-only file of the person's (git keeps 100644 for it): copied up, it stays 0444.
+    REQUIRE(p.sh_as("chmod 444 README.md").status == 0);
+    REQUIRE(p.ws("new").status == 0);
+    fs::path view = p.view();
+    Run made = p.sh_as(
+        "echo locked > locked.txt && chmod 000 locked.txt && "
+        "printf '#!/bin/sh\\necho hi\\n' > run.sh && chmod 700 run.sh && "
+        "printf '#!/bin/sh\\necho x\\n' > was_x.sh && chmod 755 was_x.sh && chmod 000 was_x.sh && "
+        "echo y > xonly.sh && chmod 100 xonly.sh && echo w > wonly.txt && chmod 200 wonly.txt && "
+        "echo m > moved.txt && chmod 0 moved.txt && mv moved.txt gone.txt && ln gone.txt hard.txt "
+        "&& touch README.md",
+        view);
+    REQUIRE_MESSAGE(made.status == 0, made.err);
+    const std::string k_names = "locked.txt run.sh was_x.sh xonly.sh wonly.txt README.md gone.txt "
+                                "hard.txt";
+    const std::string k_modes = "0 locked.txt\n700 run.sh\n0 was_x.sh\n100 xonly.sh\n200 "
+                                "wonly.txt\n444 README.md\n0 gone.txt\n0 hard.txt\n";
+    CHECK(p.sh_as("stat -c '%a %n' " + k_names, view).out == k_modes);
+    if (!p.is_root()) {
+      // Held to its modes exactly as on ext4 (default_permissions checks what getattr shows).
+      Run held = p.sh_as(
+          "for c in 'cat locked.txt' 'cat wonly.txt' ': >> wonly.txt' 'cat README.md' "
+          "'echo more >> README.md' 'cat gone.txt' 'cat hard.txt'; do "
+          "if sh -c \"$c\" >/dev/null 2>&1; then echo \"open: $c\"; else echo \"denied: $c\"; fi; "
+          "done",
+          view);
+      CHECK(held.out == "denied: cat locked.txt\ndenied: cat wonly.txt\nopen: : >> "
+                        "wonly.txt\nopen: cat README.md\ndenied: echo more >> README.md\n"
+                        "denied: cat gone.txt\ndenied: cat hard.txt\n");
+    }
+    // The upper files stay open to their owner: the agent's mode is the record, the sticky
+    // bit the mark; the x bits are the agent's. The record is the view's own.
+    std::string upper = sh("ls -d " + q(p.data().string()) + "/ws/*/default/upper").out;
+    REQUIRE(!upper.empty());
+    upper.pop_back();
+    Run real = p.sh_as("stat -c '%a %n' " + k_names + " && " + py() +
+                           " -c 'import os\nprint(os.getxattr(\"gone.txt\", \"user.ws.mode\"))'",
+                       upper);
+    CHECK(real.out == "1600 locked.txt\n700 run.sh\n1600 was_x.sh\n1700 xonly.sh\n1600 "
+                      "wonly.txt\n1644 README.md\n1600 gone.txt\n1600 hard.txt\nb'0000'\n");
+    Run hidden = p.sh_as(py() + " -c 'import os\nprint(os.listxattr(\"locked.txt\"))'", view);
+    CHECK_MESSAGE(hidden.out == "[]\n", hidden.err);
+
+    // ws reads them and changes no mode to do so: their ctimes stay (a lent and restored
+    // mode would move them, and race the agent's own chmod).
+    const std::string ctimes = "stat -c '%z %n' " + k_names;
+    Run before = p.sh_as(ctimes, upper);
+    Run diff = p.sh_as(p.ws_line("diff --no-pager --color=never"));
+    CHECK_MESSAGE(diff.status == 0, diff.err);
+    CHECK(diff.out.find("+locked\n") != npos);
+    CHECK(diff.out.find("+w\n") != npos);
+    // The x bit the agent took away counts: was_x.sh is a plain file now.
+    CHECK_MESSAGE(diff.out.find("diff --git a/was_x.sh b/was_x.sh\nnew file mode 100644") != npos,
+                  diff.out);
+    std::map<std::string, std::string> seen = verdicts(p);
+    CHECK(seen["locked.txt"] == "transfer");
+    CHECK(seen["was_x.sh"] == "transfer");
+    CHECK(seen["wonly.txt"] == "transfer");
+    CHECK(seen["gone.txt"] == "transfer");
+    CHECK(seen["run.sh"] == "withheld");   // a new executable (700)
+    CHECK(seen["xonly.sh"] == "withheld"); // 0100 is executable too
+    CHECK(p.ws("status").status == 0);
+    CHECK(p.ws("apply --check").status == 0);
+    CHECK(p.sh_as(ctimes, upper).out == before.out);
+
+    // A daemon started anew shows the same modes; the owner opens the file again by chmod.
+    REQUIRE(p.ws("umount").status == 0);
+    CHECK(p.sh_as("stat -c '%a %n' " + k_names, p.view()).out == k_modes);
+    Run back = p.sh_as("chmod 644 locked.txt && cat locked.txt && stat -c '%a' locked.txt", view);
+    CHECK_MESSAGE(back.out == "locked\n644\n", back.err);
+    CHECK(p.sh_as("stat -c '%a' locked.txt", upper).out == "644\n");
+
+    Run a = p.ws("apply");
+    INFO(a.out << a.err);
+    REQUIRE(a.status == 0);
+    Run landed = p.sh_as("cat locked.txt gone.txt hard.txt wonly.txt && stat -c '%a %n' "
+                         "locked.txt was_x.sh wonly.txt README.md && ls run.sh xonly.sh 2>&1");
+    CHECK(landed.out.find("locked\nm\nm\nw\n644 locked.txt\n644 was_x.sh\n644 wonly.txt\n444 "
+                          "README.md\n") == 0);
+    CHECK(landed.out.find("No such file") != npos);
+  }
+}
+
+TEST_CASE("issue 10: a file an older ws left closed to its owner (no record) - ws names it and "
+          "the remedy, a chmod in the view records it - as root and as a normal user") {
+  for (const std::string& user : people()) {
+    Person p(user);
+    INFO("as " << p.label());
+    REQUIRE(p.ws("new").status == 0);
+    REQUIRE(p.sh_as("echo old > old.txt", p.view()).status == 0);
+    REQUIRE(p.ws("umount").status == 0);
+    // What a workspace from before user.ws.mode holds: the agent's mode on the file itself.
+    std::string upper = sh("ls -d " + q(p.data().string()) + "/ws/*/default/upper").out;
+    REQUIRE(!upper.empty());
+    upper.pop_back();
+    REQUIRE(p.sh_as("chmod 000 old.txt", upper).status == 0);
+    Run diff = p.sh_as(p.ws_line("diff --no-pager --color=never"));
+    if (p.is_root()) {
+      CHECK_MESSAGE(diff.status == 0, diff.err); // root reads it anyway
+    } else {
+      CHECK(diff.status != 0);
+      CHECK_MESSAGE(diff.err.find("open 'old.txt', which the agent made unreadable (mode 0000; "
+                                  "chmod it in the view") != npos,
+                    diff.err);
+    }
+    CHECK(p.sh_as("stat -c %a old.txt", upper).out == "0\n"); // ws changed nothing
+    // Its own mode again, through the view: kept aside now, and the file open to ws.
+    fs::path view = p.view();
+    REQUIRE(p.sh_as("chmod 000 old.txt && stat -c %a old.txt", view).out == "0\n");
+    CHECK(p.sh_as("stat -c %a old.txt", upper).out == "1600\n");
+    Run again = p.sh_as(p.ws_line("diff --no-pager --color=never"));
+    CHECK_MESSAGE(again.status == 0, again.err);
+    CHECK(again.out.find("+old\n") != npos);
+    // A checkpoint keeps the record with the file: restored, the mode is the agent's again.
+    REQUIRE(p.ws("checkpoint").status == 0);
+    REQUIRE(p.sh_as("chmod 644 old.txt", view).status == 0);
+    Run restore = p.ws("restore 1");
+    CHECK_MESSAGE(restore.status == 0, restore.err);
+    CHECK(p.sh_as("stat -c %a old.txt", view).out == "0\n");
+    CHECK(p.sh_as("stat -c %a old.txt", upper).out == "1600\n");
+  }
+}

@@ -6,6 +6,7 @@
 // `ws apply --check`, which stages in the real tree),
 // `ws status --json` and `ws diff` with the cache equal the same commands with
 // WS_PLAN_CACHE=0, and the cache is used where nothing changed.
+#include "tests/integration/plan_cache_support.hpp"
 #include "tests/integration/random_steps.hpp"
 #include "tests/support/harness.hpp"
 
@@ -366,17 +367,6 @@ std::string plain_step(std::mt19937& rng, std::string& where) {
   }
 }
 
-/// The project the seeded tests start from: sources, a text tree, an executable and a symlink.
-void commit_small_project(TestRepo& repo) {
-  repo.write("src/a.c", "a\n");
-  repo.write("src/b.c", "b\n");
-  repo.write("lib/x/y.txt", "y\n");
-  repo.write("docs/r.md", "r\n");
-  repo.write("tool.sh", "#!/bin/sh\n");
-  REQUIRE(sh("chmod +x tool.sh && ln -s src/a.c alias.c", repo.path()).status == 0);
-  repo.commit_all();
-}
-
 } // namespace
 
 TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, over random steps") {
@@ -432,20 +422,6 @@ TEST_CASE("plan cache: a plan brought up to date by name equals a full walk, ove
   MESSAGE("plans updated by name: " << updates << " of " << steps);
   CHECK(updates > steps / 4);
 }
-
-namespace {
-
-/// `ws ARGS` with the caches (and the daemon's list of names), and with WS_PLAN_CACHE=0.
-Run with_cache(const MountedWorkspace& w, const std::string& args, bool cache) {
-  if (!cache) {
-    ::setenv("WS_PLAN_CACHE", "0", 1);
-  }
-  Run r = w.ws(args);
-  ::unsetenv("WS_PLAN_CACHE");
-  return r;
-}
-
-} // namespace
 
 // The kept id, manifest and patch text brought up to date by name (src/transfer/
 // patch_update.hpp): after each of many seeded steps, `ws diff` (text and id, --json, a
@@ -538,113 +514,4 @@ TEST_CASE("plan cache: the kept patch and id brought up to date by name equal a 
   MESSAGE("patch texts updated by name: " << text_updates << ", ids: " << id_updates);
   CHECK(text_updates > steps / 6);
   CHECK(id_updates > steps / 20);
-}
-
-namespace {
-
-/// `file`'s bytes with one byte of each match of `pattern` changed (an id's hex digit, a
-/// letter of a file's text): the bytes of a delta still parse, and say something else.
-bool damage(const std::filesystem::path& file, const std::string& pattern) {
-  Run r = sh("python3 - " + q(file.string()) + " " + q(pattern) +
-             " <<'PY'\n"
-             "import re, sys\n"
-             "p, pattern = sys.argv[1], sys.argv[2].encode()\n"
-             "b = bytearray(open(p, 'rb').read())\n"
-             "runs = list(re.finditer(pattern, b))\n"
-             "if not runs: sys.exit(1)\n"
-             "for m in runs:\n"
-             "    at = m.start() + 3\n"
-             "    b[at] = ord('0') if b[at] != ord('0') else ord('1')\n"
-             "open(p, 'wb').write(b)\n"
-             "PY");
-  return r.status == 0;
-}
-
-std::filesystem::path with_delta(const std::filesystem::path& file) {
-  std::filesystem::path d = file;
-  d += ".delta";
-  return d;
-}
-
-} // namespace
-
-// The caches kept as a base and a delta of what changed since (src/transfer/cache_codec.hpp):
-// after each small change only the delta is written, the base stays; a delta past an eighth of
-// its base is folded into a new base; a delta that is damaged, torn or of another base makes
-// no cache (a full read), never another answer.
-TEST_CASE("plan cache: caches kept as base and delta say what a full read says") {
-  TestRepo repo;
-  commit_small_project(repo);
-  MountedWorkspace w(repo);
-  // Enough files that one edit is a small part of each cache.
-  REQUIRE(w.in_view("for d in 1 2 3 4 5 6; do mkdir -p gen/m$d && for i in $(seq 40); do "
-                    "echo $d $i > gen/m$d/f$i.txt; done; done")
-              .status == 0);
-  const std::filesystem::path state = w.state_dir();
-  const std::vector<std::string> caches{"plan-cache", "manifest-cache", "patch-cache",
-                                        "patch-cache.text"};
-  auto same_as_full = [&](const std::string& what) {
-    for (const char* args : {"diff --no-pager", "apply --check", "status --json"}) {
-      Run kept = with_cache(w, args, true);
-      Run full = with_cache(w, args, false);
-      INFO(what << ": ws " << std::string(args) << "\nkept:\n"
-                << kept.out << kept.err << "\nfull:\n"
-                << full.out);
-      CHECK(kept.status == full.status);
-      CHECK(kept.out == full.out);
-    }
-  };
-  same_as_full("first");
-  std::map<std::string, std::filesystem::file_time_type> base_time;
-  for (const std::string& c : caches) {
-    REQUIRE(std::filesystem::exists(state / c));
-    base_time[c] = std::filesystem::last_write_time(state / c);
-  }
-  // Small changes: deltas, against the same bases.
-  for (int i = 1; i <= 6; ++i) {
-    REQUIRE(w.in_view("echo more >> gen/m" + std::to_string(i) + "/f3.txt" +
-                      (i % 2 ? "" : " && echo n > gen/m1/new" + std::to_string(i) + ".txt"))
-                .status == 0);
-    same_as_full("small change " + std::to_string(i));
-    for (const std::string& c : caches) {
-      INFO(c << " after small change " << i);
-      CHECK(std::filesystem::exists(with_delta(state / c)));
-      CHECK(std::filesystem::last_write_time(state / c) == base_time[c]);
-    }
-  }
-  const std::filesystem::path manifest = state / "manifest-cache";
-  const std::filesystem::path old_delta = state / "manifest-delta-of-the-first-base";
-  std::filesystem::copy_file(with_delta(manifest), old_delta);
-
-  // A delta whose bytes say another id: with its digests it is no cache, and the answers are
-  // a full read's (the ids a person reviews must be the ids of what lands).
-  REQUIRE(w.in_view("echo again >> gen/m2/f9.txt").status == 0);
-  REQUIRE(w.ws("diff --no-pager").status == 0);
-  REQUIRE(std::filesystem::exists(with_delta(manifest)));
-  REQUIRE(damage(with_delta(manifest), "[0-9a-f]{16,}"));
-  REQUIRE(damage(with_delta(state / "patch-cache.text"), "again"));
-  // (another file: the damaged entries, of gen/m2/f9.txt, would be taken as they are)
-  REQUIRE(w.in_view("echo once more >> gen/m5/f9.txt").status == 0);
-  same_as_full("a damaged delta");
-  // Torn: cut short.
-  REQUIRE(w.in_view("echo and more >> gen/m3/f9.txt").status == 0);
-  REQUIRE(w.ws("apply --check").status == 0);
-  REQUIRE(std::filesystem::exists(with_delta(manifest)));
-  std::filesystem::resize_file(with_delta(manifest),
-                               std::filesystem::file_size(with_delta(manifest)) - 9);
-  same_as_full("a torn delta");
-
-  // Many changes: past an eighth of a base, it is written whole again (folded; the deltas
-  // of later commands are against the new base).
-  REQUIRE(w.in_view("for f in gen/m4/* gen/m5/* gen/m6/*; do echo changed >> $f; done").status ==
-          0);
-  same_as_full("many changes");
-  for (const std::string& c : {std::string("plan-cache"), std::string("manifest-cache")}) {
-    INFO(c << " after many changes");
-    CHECK(std::filesystem::last_write_time(state / c) != base_time[c]);
-  }
-  // A delta of the first base put beside the new one (stale): no cache, a full read.
-  std::filesystem::rename(old_delta, with_delta(manifest));
-  REQUIRE(w.in_view("echo last >> gen/m1/f1.txt").status == 0);
-  same_as_full("a delta of another base");
 }

@@ -185,3 +185,66 @@ TEST_CASE("a cache file written as base and delta reads back as written, or not 
   CHECK_FALSE(std::filesystem::exists(file));
   CHECK_FALSE(std::filesystem::exists(delta));
 }
+
+// A body spliced from pieces of the cache read back (a kept patch text with files dropped and
+// new ones put in) is kept as a delta found from where its pieces lie, and reads back as
+// exactly the joined pieces, each time against the same base.
+TEST_CASE("a cache body in pieces of the read-back cache is kept as its delta") {
+  test::TempDir dir;
+  const std::filesystem::path file = dir.path() / "text";
+  std::filesystem::path delta = file;
+  delta += ".delta";
+  std::mt19937 rng(17);
+  std::string body = records(rng, 3000);
+  write_cache_file(file, with_magic(body));
+  auto base_time = std::filesystem::last_write_time(file);
+  int deltas = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::unique_ptr<CachePieces> kept = read_cache_pieces(file, k_magic);
+    REQUIRE(kept);
+    REQUIRE(kept->body.joined() == body);
+    // Stretches of the kept body in order, some left out (a deletion), some new bytes put in
+    // between (an edit, a new file), the way a splice of files makes them.
+    Pieces now;
+    Pieces::Cursor cursor;
+    std::vector<std::string> fresh;
+    fresh.reserve(64); // the pieces point into these
+    size_t at = 0;
+    while (at < body.size()) {
+      const size_t n = std::min<size_t>(body.size() - at, 1 + rng() % 4000);
+      switch (rng() % 16) {
+      case 0:
+        break; // left out
+      case 1:
+        fresh.push_back(std::string(1 + rng() % 40, static_cast<char>('a' + rng() % 26)));
+        now.append(fresh.back());
+        REQUIRE(now.append_slice(kept->body, at, n, cursor));
+        break;
+      default:
+        REQUIRE(now.append_slice(kept->body, at, n, cursor));
+      }
+      at += n;
+    }
+    const std::string expected = now.joined();
+    REQUIRE(expected.size() == now.size);
+    const fuse::Hash128 sum = write_cache_pieces(file, k_magic, now, kept.get());
+    kept.reset();
+    CHECK(sum == fuse::hash_bytes(expected));
+    CHECK(read_back(file, k_magic) == expected);
+    if (std::filesystem::exists(delta)) {
+      ++deltas;
+      CHECK(std::filesystem::last_write_time(file) == base_time); // the base untouched
+    } else {
+      base_time = std::filesystem::last_write_time(file); // folded: a new base
+    }
+    body = expected;
+  }
+  CHECK(deltas > 20);
+  // A cursor never goes back; a slice past the end is refused.
+  std::unique_ptr<CachePieces> kept = read_cache_pieces(file, k_magic);
+  REQUIRE(kept);
+  Pieces p;
+  Pieces::Cursor c;
+  CHECK(p.append_slice(kept->body, 10, 5, c));
+  CHECK_FALSE(p.append_slice(kept->body, kept->body.size, 1, c));
+}
