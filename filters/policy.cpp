@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 
@@ -237,11 +238,31 @@ std::optional<std::string> executable(const PathFacts& f) {
   return "changed executable";
 }
 
-/// The first of the person's self-running configs that runs the file at `n` (ScriptUse).
-const ScriptUse* run_by_config(const Name& n, const PolicyConfig& config) {
-  for (const ScriptUse& use : config.run_by_configs) {
-    if (use.path == n.path) {
-      return &use;
+/// The reason of the first of the person's self-running configs that runs the file at `n`
+/// (ScriptUse, then ScriptNameUse).
+const std::string* run_by_config(const Name& n, const PolicyConfig& config) {
+  // Sorted by path: the imports a hook's scripts load can be thousands, the changes too.
+  const auto& uses = config.run_by_configs;
+  auto it = std::lower_bound(uses.begin(), uses.end(), n.path,
+                             [](const ScriptUse& u, const std::string& p) { return u.path < p; });
+  if (it != uses.end() && it->path == n.path) {
+    return &it->runner;
+  }
+  // Found by its name below a directory (pytest's conftest.py).
+  const size_t slash = n.path.rfind('/');
+  const std::string_view base = slash == std::string::npos
+                                    ? std::string_view(n.path)
+                                    : std::string_view(n.path).substr(slash + 1);
+  for (const ScriptNameUse& use : config.run_by_name) {
+    const bool named = use.name.starts_with('*')
+                           ? base.size() >= use.name.size() - 1 &&
+                                 iequal(base.substr(base.size() - (use.name.size() - 1)),
+                                        std::string_view(use.name).substr(1))
+                           : iequal(base, use.name);
+    if (named &&
+        (use.dir.empty() || (n.path.size() > use.dir.size() + 1 && n.path.starts_with(use.dir) &&
+                             n.path[use.dir.size()] == '/'))) {
+      return &use.runner;
     }
   }
   return nullptr;
@@ -280,8 +301,8 @@ std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>&
 
   // What a config of the person's runs by itself: the agent's version would run next.
   if (!deleted) {
-    if (const ScriptUse* use = run_by_config(names.front(), config)) {
-      return use->runner;
+    if (const std::string* runner = run_by_config(names.front(), config)) {
+      return *runner;
     }
   }
 
@@ -360,8 +381,8 @@ std::optional<std::string> flagged(const PathFacts& f, const std::vector<Name>& 
       }
     }
     if (deleted || n.old) {
-      if (const ScriptUse* use = run_by_config(n, config)) {
-        return with_old(use->runner + suffix, n);
+      if (const std::string* runner = run_by_config(n, config)) {
+        return with_old(*runner + suffix, n);
       }
     }
     if (const NameRule* rule = find_rule(flag_rules(), n.split)) {

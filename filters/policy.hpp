@@ -98,6 +98,17 @@ struct ScriptUse {
   std::string runner; ///< "your .pre-commit-config.yaml runs it on every git commit (hook check)"
 };
 
+/// Every file of one name at or below a directory that a tool, run by a config the person
+/// has in the REAL tree, loads by itself: pytest imports each `conftest.py` on its way through
+/// the project, whoever wrote it and whether or not it exists yet; the compiler and
+/// rust-analyzer run every `*.rs` of a proc-macro crate. Judged as a ScriptUse.
+struct ScriptNameUse {
+  std::string dir;    ///< repository-relative, '/'-separated; "" for the whole project
+  std::string name;   ///< the file's own name, ASCII case ignored ("conftest.py"); `*.rs`: any
+                      ///< name ending so
+  std::string runner; ///< the reason, as ScriptUse::runner
+};
+
 struct PolicyConfig {
   enum class Level { Default, Strict } level = Level::Default; ///< ws.policy
   uint64_t max_file_size = 10ull * 1024 * 1024;                ///< ws.maxFileSize
@@ -110,8 +121,10 @@ struct PolicyConfig {
   /// (gitbridge::config_files_inside).
   std::vector<ConfigFileUse> git_config_files;
   /// Files inside the worktree that the person's self-running configs run by themselves
-  /// (src/transfer/self_run_configs.hpp), read from the real tree.
+  /// (src/transfer/self_run_configs.hpp), read from the real tree; sorted by path, one each.
   std::vector<ScriptUse> run_by_configs;
+  /// The same for files found by their name (ScriptNameUse); a few, tried after the paths.
+  std::vector<ScriptNameUse> run_by_name;
 };
 
 /// The one verdict for a changed path, with its reason. Pure: no I/O.

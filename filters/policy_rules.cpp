@@ -86,6 +86,15 @@ constexpr NameRule k_self_running[] = {
      ".cargo/config"},
     {"**/.cargo/config.toml",
      "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata", ".cargo/config.toml"},
+    // rust-analyzer runs `cargo check` when an editor opens a Cargo project, with no command
+    // typed: it compiles and runs every build script and builds the proc macros, which it
+    // then runs itself as it expands them. Cargo.toml names both (`build = "gen.rs"`,
+    // `proc-macro = true`, path dependencies).
+    {"Cargo.toml",
+     "rust-analyzer runs the build scripts and proc macros it names when your editor opens "
+     "the project",
+     ""},
+    {"build.rs", "rust-analyzer runs it when your editor opens the project (cargo check)", ""},
     {".tool-versions", "asdf and mise run the tools it names (path: takes any directory)", ""},
     {"mise.toml", "mise runs its env and hooks when you cd into the project", ""},
     {"mise.*.toml", "mise runs its env and hooks when you cd into the project", ""},
@@ -389,8 +398,6 @@ constexpr NameRule k_flags[] = {
     {"uv.toml", k_installs, ""},
     {"pylock*.toml", k_installs, ""},
     // Rust and Go.
-    {"Cargo.toml", k_runs, ""},
-    {"build.rs", k_runs, ""},
     {"Cargo.lock", k_installs, ""},
     {"go.mod", k_installs, ""}, // replace, toolchain
     {"go.work", k_installs, ""},

@@ -96,6 +96,11 @@ std::optional<json> ConfigReader::jsonc(const fs::path& path) {
   return t ? parse_jsonc(*t) : std::nullopt;
 }
 
+std::optional<json> ConfigReader::toml(const fs::path& path) {
+  auto t = text(path);
+  return t ? parse_toml(*t) : std::nullopt;
+}
+
 std::vector<fs::path> ConfigReader::list(const fs::path& dir) {
   m_read.push_back(dir);
   std::vector<fs::path> out;
@@ -155,6 +160,7 @@ void Collector::argv(const std::vector<std::string>& args, const std::string& di
 void Collector::path(const std::string& word, const std::string& dir, const Runner& runner) {
   if (auto p = filters::project_path_of(word, dir, m_top_text)) {
     add(*p, runner.reason());
+    load({*p, dir, runner, Lang::Exec});
   }
 }
 
@@ -216,13 +222,14 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     if (w.command) {
       tool = base_name(w.text);
       quiet = runs_no_argument(tool);
-      if (tool == "make" || tool == "gmake") {
-        for (const char* makefile : {"GNUmakefile", "makefile", "Makefile"}) {
-          add(joined(cwd, makefile), runner.with_detail("make").reason("its rules"));
-        }
-      } else if (tool == "npm" || tool == "pnpm" || tool == "yarn" || tool == "bun") {
-        if (auto script = script_run(words, i, tool, cwd)) {
+      if (runner_config(tool, cwd, runner)) {
+      } else if (tool == "npm" || tool == "pnpm" || tool == "yarn" || tool == "bun" ||
+                 tool == "npx" || tool == "bunx" || tool == "pnpx") {
+        const bool runs_bin = tool == "npx" || tool == "bunx" || tool == "pnpx";
+        if (auto script = runs_bin ? std::nullopt : script_run(words, i, tool, cwd)) {
           npm_script(*script, cwd, runner, depth);
+        } else if (auto bin = package_bin(words, i, tool)) {
+          runner_config(*bin, cwd, runner); // `npx eslint`, `yarn jest`: the tool's config
         }
       } else if (tool == "cd" && i + 1 < words.size() && !words[i + 1].command) {
         cwd = filters::project_path_of(words[i + 1].text, cwd, m_top_text).value_or("");
@@ -235,6 +242,9 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     // python -m pkg.mod runs pkg/mod.py (or its package's __main__), after pkg/__init__.py.
     if (i > 0 && words[i - 1].text == "-m" && w.text.find('/') == std::string::npos) {
       module(w.text, cwd, runner);
+      if (w.text == "pytest" || w.text == "tox" || w.text == "nox") {
+        runner_config(w.text, cwd, runner);
+      }
       continue;
     }
     if (!filters::names_a_file(w)) {
@@ -246,17 +256,32 @@ void Collector::words_of(const std::vector<filters::CommandWord>& words, const s
     }
     add(*p, runner.reason());
     // What the interpreter opens for that name: node tries extensions and index.js, Python
-    // runs a directory's (or zip's) __main__.py.
+    // runs a directory's (or zip's) __main__.py. What the file loads runs too.
     const bool node =
         tool == "node" || tool == "nodejs" || tool == "bun" || tool == "tsx" || tool == "ts-node";
     const bool python = tool.starts_with("python") || tool == "uv" || tool == "pipenv";
+    const bool shell = tool == "sh" || tool == "bash" || tool == "dash" || tool == "zsh" ||
+                       tool == "ksh" || tool == "." || tool == "source" || tool == "source_env" ||
+                       tool == "source_up";
+    if (w.command) {
+      load({*p, cwd, runner, Lang::Exec});
+    } else if (shell) {
+      load({*p, cwd, runner, Lang::Shell});
+    }
     if (node) {
+      load({*p, cwd, runner, Lang::Node});
       for (const char* more : {".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.cjs",
                                "/index.mjs", "/package.json"}) {
         add(*p + more, runner.reason());
+        load({*p + more, cwd, runner, Lang::Node});
       }
     } else if (python && !w.command) {
+      // sys.path[0] is the script's directory (the directory run, for its __main__.py).
+      const size_t slash = p->rfind('/');
+      const std::string script_dir = slash == std::string::npos ? "" : p->substr(0, slash);
       add(*p + "/__main__.py", runner.reason());
+      load({*p, cwd, runner, Lang::Python, {script_dir, cwd}});
+      load({*p + "/__main__.py", cwd, runner, Lang::Python, {*p, cwd}});
     }
   }
 }
@@ -266,13 +291,39 @@ void Collector::module(std::string name, const std::string& dir, const Runner& r
   if (name.empty() || name.find_first_of("$*?") != std::string::npos) {
     return;
   }
-  for (const std::string& file : {name + ".py", name + "/__main__.py", name + "/__init__.py"}) {
-    path(file, dir, runner);
-  }
+  std::vector<std::string> files{name + ".py", name + "/__main__.py", name + "/__init__.py"};
   for (size_t slash = name.find('/'); slash != std::string::npos;
        slash = name.find('/', slash + 1)) {
-    path(name.substr(0, slash) + "/__init__.py", dir, runner);
+    files.push_back(name.substr(0, slash) + "/__init__.py");
   }
+  // `python -m` puts the directory it runs in first on sys.path.
+  for (const std::string& file : files) {
+    if (auto p = filters::project_path_of(file, dir, m_top_text)) {
+      add(*p, runner.reason());
+      load({*p, dir, runner, Lang::Python, {dir}});
+    }
+  }
+}
+
+std::optional<std::string> Collector::package_bin(const std::vector<filters::CommandWord>& words,
+                                                  size_t i, std::string_view tool) {
+  auto next = [&](size_t j) {
+    while (j < words.size() && !words[j].command && words[j].text.front() == '-') {
+      ++j;
+    }
+    return j < words.size() && !words[j].command ? j : words.size();
+  };
+  size_t at = next(i + 1);
+  // npx X; pnpm exec X, pnpm dlx X, yarn exec X, yarn dlx X, bun x X; yarn X, pnpm X.
+  if (at < words.size() && tool != "npx" && tool != "bunx" && tool != "pnpx") {
+    const std::string& verb = words[at].text;
+    if (verb == "exec" || verb == "dlx" || verb == "x") {
+      at = next(at + 1);
+    } else if (tool == "npm") {
+      return std::nullopt;
+    }
+  }
+  return at < words.size() ? std::optional(words[at].text) : std::nullopt;
 }
 
 std::optional<std::string> Collector::script_run(const std::vector<filters::CommandWord>& words,

@@ -13,6 +13,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,7 @@ public:
   std::optional<std::string> text(const std::filesystem::path& path);
   std::optional<nlohmann::json> yaml(const std::filesystem::path& path);
   std::optional<nlohmann::json> jsonc(const std::filesystem::path& path);
+  std::optional<nlohmann::json> toml(const std::filesystem::path& path);
   /// The entries of the directory `dir` (none if it is not one), sorted.
   std::vector<std::filesystem::path> list(const std::filesystem::path& dir);
   std::vector<std::filesystem::path> take() { return std::move(m_read); }
@@ -71,11 +74,70 @@ public:
   /// The script `name` of the real package.json in `dir`, with its pre and post scripts, as
   /// `npm run NAME` runs them (at most 4 scripts deep); package.json then runs by itself too.
   void npm_script(const std::string& name, const std::string& dir, const Runner& runner, int depth);
+  /// The Cargo project whose manifest is `dir`/Cargo.toml, as `runner` builds it: its build
+  /// scripts, proc-macro crates, members and path dependencies.
+  void cargo_project(const std::string& dir, const Runner& runner);
   /// `path` (repository-relative) runs by itself, for `reason`; the first reason kept.
   void add(const std::string& path, std::string reason);
-  std::vector<filters::ScriptUse> take() { return std::move(m_out); }
+  /// Every file named so far, and what the named scripts load in turn (script_loads.cpp).
+  std::vector<filters::ScriptUse> take();
+  /// The files found by their name that the named tools load (pytest's conftest.py); after
+  /// take().
+  std::vector<filters::ScriptNameUse> take_by_name() { return std::move(m_by_name); }
+
+  /// How a named file runs, which says what it loads: Python's imports, node's requires, a
+  /// shell script's command lines, a Makefile's includes and rules; `Exec` is a file run as a
+  /// command (its name or `#!` line tells which).
+  enum class Lang {
+    Exec,
+    Python,
+    Node,
+    Shell,
+    Make,
+    Tox,
+    Taskfile,
+    Pyproject,
+    Cargo,
+    PytestConfig ///< pytest.ini, pyproject.toml, tox.ini, setup.cfg as pytest reads them
+  };
 
 private:
+  /// A named file to read for what it loads, when it runs in `cwd` for `runner`.
+  struct Load {
+    std::string path;
+    std::string cwd;
+    Runner runner;
+    Lang lang;
+    std::vector<std::string> roots = {}; ///< Python: sys.path, repository-relative ("" top)
+    bool imported = false;               ///< itself loaded by a followed file (the reason's chain)
+    int depth = 0;
+    /// A tool's own config (jest.config.js): its relative path strings name files it loads
+    /// (`setupFiles: ['./test/setup.js']`), not only its requires.
+    bool tool_config = false;
+    /// The tool reading it (`poe`, `pdm`...): pyproject.toml holds the tasks of several.
+    std::string tool = {};
+  };
+  /// Follows `path` (named as `runner` runs it) unless already followed as `lang`.
+  void load(Load l);
+  /// What the loads read say: more names, more loads (script_loads.cpp).
+  void follow();
+  void follow_python(const Load& l, const std::string& text);
+  void follow_node(const Load& l, const std::string& text);
+  void follow_make(const Load& l, const std::string& text);
+  /// The configs that `tool` (`make`, `tox`, `pytest`, `eslint`...), run in `cwd`, reads and
+  /// runs; false when it is not such a tool.
+  bool runner_config(std::string_view tool, const std::string& cwd, const Runner& runner);
+  void follow_taskfile(const Load& l);
+  void follow_pyproject(const Load& l);
+  void follow_cargo(const Load& l);
+  /// Every file named `name` (`*.rs`: ending so) at or below `dir` runs, for `reason`.
+  void add_by_name(const std::string& dir, const std::string& name, std::string reason);
+  /// pytest run in `cwd`: its configs (their `-p` plugins), every conftest.py.
+  void pytest(const std::string& cwd, const Runner& runner);
+  void follow_pytest_config(const Load& l, const std::string& text);
+  /// The module of an entry point (`pkg.mod:func`), in `dir` and in its `src/` layout.
+  void entry_point(const std::string& ref, const std::string& dir, const Runner& runner);
+
   void words_of(const std::vector<filters::CommandWord>& words, const std::string& dir,
                 const Runner& runner, int depth);
   void module(std::string name, const std::string& dir, const Runner& runner);
@@ -84,6 +146,9 @@ private:
   std::optional<std::string> script_run(const std::vector<filters::CommandWord>& words, size_t i,
                                         std::string_view tool, const std::string& dir);
   const nlohmann::json* package_scripts(const std::string& dir);
+  /// The program `npx X`, `pnpm exec X`, `yarn X` (not a script) runs from node_modules/.bin.
+  std::optional<std::string> package_bin(const std::vector<filters::CommandWord>& words, size_t i,
+                                         std::string_view tool);
 
   std::filesystem::path m_top;
   std::string m_top_text;
@@ -91,6 +156,9 @@ private:
   std::map<std::string, std::optional<nlohmann::json>> m_packages; ///< by directory
   std::set<std::string> m_seen;
   std::vector<filters::ScriptUse> m_out;
+  std::vector<filters::ScriptNameUse> m_by_name;
+  std::vector<Load> m_loads;
+  std::set<std::tuple<std::string, Lang, std::string>> m_loaded; ///< path, lang, tool
 };
 
 } // namespace ws

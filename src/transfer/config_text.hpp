@@ -1,8 +1,8 @@
 #pragma once
 
-// The person's tool configs as data: YAML (libyaml) and JSON with comments (nlohmann::json),
-// both into one nlohmann::json tree, so that what reads them (self_run_configs.cpp) asks one
-// kind of question. Only strings matter there: every YAML scalar becomes a string.
+// The person's tool configs as data: YAML (libyaml), JSON with comments (nlohmann::json) and
+// TOML (toml++), all into one nlohmann::json tree, so that what reads them (self_run_configs.cpp)
+// asks one kind of question. Only strings matter there: every YAML scalar becomes a string.
 
 #include <optional>
 #include <string>
@@ -22,6 +22,11 @@ std::optional<nlohmann::json> parse_yaml(std::string_view text);
 /// `text` as JSON the way VS Code and Claude Code read their settings: `//` and `/* */`
 /// comments and trailing commas allowed. nullopt when it does not parse.
 std::optional<nlohmann::json> parse_jsonc(std::string_view text);
+
+/// `text` as TOML (toml++), into the same kind of tree: tables become objects, arrays arrays,
+/// strings strings, numbers and booleans their text, dates left out. At most 64 levels;
+/// nullopt for text toml++ refuses (the tool refuses it too) or past the bound.
+std::optional<nlohmann::json> parse_toml(std::string_view text);
 
 /// The content of the regular file at `path` (symlinks followed: it is the person's tree),
 /// at most `limit` bytes; nullopt when absent, not a regular file, unreadable or larger.

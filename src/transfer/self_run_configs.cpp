@@ -28,10 +28,11 @@ using nlohmann::json;
 
 constexpr std::array<const char*, 2> k_pre_commit{".pre-commit-config.yaml",
                                                   ".pre-commit-config.yml"};
-constexpr std::array<const char*, 10> k_lefthook{
-    "lefthook.yml",       "lefthook.yaml",       ".lefthook.yml",       ".lefthook.yaml",
-    "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml",
-    "lefthook.json",      ".lefthook.json"};
+constexpr std::array<const char*, 14> k_lefthook{
+    "lefthook.yml",        "lefthook.yaml",       ".lefthook.yml",       ".lefthook.yaml",
+    "lefthook-local.yml",  "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml",
+    "lefthook.json",       ".lefthook.json",      "lefthook.toml",       ".lefthook.toml",
+    "lefthook-local.toml", ".lefthook-local.toml"};
 constexpr std::array<const char*, 2> k_claude{".claude/settings.json",
                                               ".claude/settings.local.json"};
 constexpr std::array<const char*, 4> k_mcp{".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json",
@@ -438,8 +439,10 @@ SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& h
     }
   }
   for (const char* name : k_lefthook) {
-    auto doc = std::string_view(name).ends_with(".json") ? r.jsonc(worktree / name)
-                                                         : r.yaml(worktree / name);
+    const std::string_view n = name;
+    auto doc = n.ends_with(".json")   ? r.jsonc(worktree / name)
+               : n.ends_with(".toml") ? r.toml(worktree / name)
+                                      : r.yaml(worktree / name);
     if (doc) {
       guarded([&] { lefthook(name, *doc, c); });
     }
@@ -497,7 +500,11 @@ SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& h
   }
   shell_script(worktree / ".envrc", "", Runner{".envrc", "when you cd into the project", "direnv"},
                r, c);
-  return {c.take(), r.take()};
+  // rust-analyzer runs `cargo check` when an editor opens a Cargo project, no command typed.
+  c.cargo_project("", Runner{"Cargo.toml", "when your editor opens the project", "rust-analyzer"});
+  // In this order: what the named scripts load is read (and followed) by take().
+  std::vector<filters::ScriptUse> uses = c.take();
+  return {std::move(uses), c.take_by_name(), r.take()};
 }
 
 SelfRunConfigs read_self_run_configs(const fs::path& worktree) {

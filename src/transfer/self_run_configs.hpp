@@ -20,6 +20,7 @@ namespace ws {
 /// to find out (`read`: absent ones too, since creating one changes the answer).
 struct SelfRunConfigs {
   std::vector<filters::ScriptUse> uses;
+  std::vector<filters::ScriptNameUse> by_name; ///< pytest's conftest.py, wherever it is
   std::vector<std::filesystem::path> read;
 };
 

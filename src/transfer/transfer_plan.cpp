@@ -100,7 +100,9 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
   // Hooks run by the person's git from the REAL core.hooksPath: read from the real config.
   gitbridge::load_worktree_config(w.repo, config);
   // Scripts the person's own configs run by themselves: read from the real tree too.
-  config.run_by_configs = read_self_run_configs(w.repo).uses;
+  SelfRunConfigs self_run = read_self_run_configs(w.repo);
+  config.run_by_configs = std::move(self_run.uses);
+  config.run_by_name = std::move(self_run.by_name);
   ViewProbe probe(w, source);
   UniqueFd upper(::open(source.state.upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!upper) {

@@ -260,8 +260,6 @@ TEST_CASE("filters::decide flags files that run code") {
                            "Dockerfile",
                            "docker-compose.yml",
                            "docker-compose.yaml",
-                           "Cargo.toml",
-                           "build.rs",
                            ".npmrc",
                            "Gemfile",
                            "Rakefile",
@@ -286,6 +284,13 @@ TEST_CASE("filters::decide flags files that run code") {
   rows.push_back({".cargo/config.toml", modified(".cargo/config.toml"), Verdict::Withheld,
                   "cargo runs the rustc it names (rustc-wrapper) even for cargo metadata: "
                   ".cargo/config.toml"});
+  // rust-analyzer runs `cargo check` (build scripts, proc macros) when an editor opens it.
+  rows.push_back({"Cargo.toml", modified("crates/m/Cargo.toml"), Verdict::Withheld,
+                  "rust-analyzer runs the build scripts and proc macros it names when your "
+                  "editor opens the project: Cargo.toml"});
+  rows.push_back({"build.rs", modified("build.rs"), Verdict::Withheld,
+                  "rust-analyzer runs it when your editor opens the project (cargo check): "
+                  "build.rs"});
   rows.push_back({"CI", modified(".github/workflows/ci.yml"), Verdict::Flagged,
                   "runs in CI with the repository's secrets: .github/workflows/"});
   rows.push_back(
