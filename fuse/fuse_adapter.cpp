@@ -1,6 +1,7 @@
 // The libfuse low-level trampolines: decode a request, call OverlayFs, reply exactly once.
 // No exception crosses into libfuse: SystemError becomes its errno, anything else EIO.
 #include "fuse/device_io.hpp"
+#include "fuse/fuse_adapter_support.hpp"
 #include "fuse/fuse_ops.hpp"
 #include "fuse/log.hpp"
 #include "fuse/overlay_fs.hpp"
@@ -21,73 +22,7 @@ namespace ws::fuse {
 
 namespace {
 
-OverlayFs& fs_of(fuse_req_t req) {
-  return *static_cast<OverlayFs*>(fuse_req_userdata(req));
-}
-
-Caller caller_of(fuse_req_t req) {
-  const fuse_ctx* ctx = fuse_req_ctx(req);
-  return {ctx->uid, ctx->gid, ctx->pid, ctx->umask};
-}
-
-/// The node `ino` names, refused (EACCES) to the person's processes when it is the agent's at
-/// a git-sensitive path (they reach it only through something the kernel cached).
-Node* checked_node(fuse_req_t req, fuse_ino_t ino) {
-  OverlayFs& fs = fs_of(req);
-  Node* n = fs.node(ino);
-  fs.check_git_guard(caller_of(req), n);
-  return n;
-}
-
-/// One fd-backed buffer (FUSE_BUFVEC_INIT is a C compound literal, not C++).
-fuse_bufvec fd_buffer(size_t size, int fd, off_t pos) {
-  fuse_bufvec v{};
-  v.count = 1;
-  v.buf[0].size = size;
-  v.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
-  v.buf[0].fd = fd;
-  v.buf[0].pos = pos;
-  return v;
-}
-
-FileHandle* fh_of(fuse_file_info* fi) {
-  return fi ? reinterpret_cast<FileHandle*>(fi->fh) : nullptr;
-}
-
-template <class F> void guarded(fuse_req_t req, const char* op, F&& f) {
-  try {
-    f();
-  } catch (const SystemError& e) {
-    SPDLOG_LOGGER_DEBUG(&logger(), "{} -> {}", op, e.what());
-    fuse_reply_err(req, e.err() ? e.err() : EIO);
-  } catch (const DbError& e) {
-    logger().error("{}: {}", op, e.what()); // e.g. the disk filled up under meta.db
-    fuse_reply_err(req, e.as_errno());
-  } catch (const std::bad_alloc&) {
-    fuse_reply_err(req, ENOMEM);
-  } catch (const std::exception& e) {
-    logger().error("{}: {}", op, e.what());
-    fuse_reply_err(req, EIO);
-  }
-}
-
-fuse_entry_param to_param(OverlayFs& fs, const Entry& e) {
-  fuse_entry_param p{};
-  p.ino = fs.nodeid(e.node);
-  p.generation = e.node->generation;
-  p.attr = e.attr;
-  p.attr_timeout = e.timeout;
-  p.entry_timeout = e.timeout;
-  return p;
-}
-
-void reply_entry(fuse_req_t req, const Entry& e) {
-  OverlayFs& fs = fs_of(req);
-  fuse_entry_param p = to_param(fs, e);
-  if (fuse_reply_entry(req, &p) != 0) {
-    fs.forget(e.node, 1); // the request was interrupted: the kernel never took the reference
-  }
-}
+using namespace adapter;
 
 void ll_init(void* userdata, fuse_conn_info* conn) {
   auto want = [&](unsigned cap) {
@@ -378,121 +313,6 @@ void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) 
     int rc = datasync ? ::fdatasync(fd) : ::fsync(fd);
     fuse_reply_err(req, rc == 0 ? 0 : errno);
   });
-}
-
-void ll_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  if (fs_of(req).stateless()) {
-    fuse_reply_err(req, ENOSYS); // the kernel stops sending OPENDIR (and RELEASEDIR) for good
-    return;
-  }
-  guarded(req, "opendir", [&] {
-    auto dh = std::make_unique<DirHandle>();
-    fi->fh = reinterpret_cast<uint64_t>(dh.get());
-    // The kernel may keep listings it cannot miss a change to: our own changes bump the
-    // directory's version, the person's come through the watcher's invalidation.
-    if (fs_of(req).node(ino)->stable || ino == FUSE_ROOT_ID) {
-      fi->cache_readdir = 1;
-      fi->keep_cache = 1;
-    }
-    if (fuse_reply_open(req, fi) == 0) {
-      dh.release();
-    }
-  });
-}
-
-void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
-                bool plus) {
-  guarded(req, plus ? "readdirplus" : "readdir", [&] {
-    OverlayFs& fs = fs_of(req);
-    Node* dir = checked_node(req, ino);
-    auto* dh = reinterpret_cast<DirHandle*>(fi->fh);
-    std::vector<char> buf(size);
-    size_t used = 0;
-    // The reply goes out after the lock is released: the kernel may send RELEASEDIR (which
-    // frees dh) the moment it has the reply.
-    std::unique_lock<std::mutex> lock;
-    std::shared_ptr<const std::vector<DirEntry>> shared;
-    const std::vector<DirEntry>* entries;
-    if (dh) {
-      lock = std::unique_lock(dh->mutex);
-      if (!dh->loaded || off == 0) {
-        dh->entries = fs.list_dir(dir); // a snapshot: stable while the listing proceeds
-        dh->loaded = true;
-      }
-      entries = &dh->entries;
-    } else {
-      shared = fs.listing(dir, off);
-      entries = shared.get();
-    }
-    for (size_t i = static_cast<size_t>(off); i < entries->size(); ++i) {
-      const DirEntry& de = (*entries)[i];
-      size_t rem = size - used;
-      size_t entsize;
-      if (plus) {
-        fuse_entry_param p{};
-        Node* looked_up = nullptr;
-        if (de.name == "." || de.name == "..") {
-          p.attr.st_ino = de.ino;
-          p.attr.st_mode = static_cast<mode_t>(de.type) << 12;
-        } else {
-          try {
-            Entry e = fs.lookup(caller_of(req), dir, de.name);
-            if (!e.node) {
-              continue; // gone since the snapshot
-            }
-            p = to_param(fs, e);
-            looked_up = e.node;
-          } catch (const SystemError& e) {
-            if (e.err() == ENOENT) {
-              continue;
-            }
-            // Listed, but refused to this caller (the git guard): the name without an entry.
-            p.attr.st_ino = de.ino;
-            p.attr.st_mode = static_cast<mode_t>(de.type) << 12;
-          }
-        }
-        entsize = fuse_add_direntry_plus(req, buf.data() + used, rem, de.name.c_str(), &p,
-                                         static_cast<off_t>(i + 1));
-        if (entsize > rem) {
-          if (looked_up) {
-            fs.forget(looked_up, 1);
-          }
-          break;
-        }
-      } else {
-        struct stat st {};
-        st.st_ino = de.ino;
-        st.st_mode = static_cast<mode_t>(de.type) << 12;
-        entsize = fuse_add_direntry(req, buf.data() + used, rem, de.name.c_str(), &st,
-                                    static_cast<off_t>(i + 1));
-        if (entsize > rem) {
-          break;
-        }
-      }
-      used += entsize;
-    }
-    if (lock.owns_lock()) {
-      lock.unlock();
-    }
-    fuse_reply_buf(req, buf.data(), used);
-  });
-}
-
-void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
-  do_readdir(req, ino, size, off, fi, false);
-}
-
-void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
-  do_readdir(req, ino, size, off, fi, true);
-}
-
-void ll_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  delete reinterpret_cast<DirHandle*>(fi->fh); // owned since opendir's reply
-  fuse_reply_err(req, 0);
-}
-
-void ll_fsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
-  fuse_reply_err(req, 0);
 }
 
 void ll_statfs(fuse_req_t req, fuse_ino_t) {

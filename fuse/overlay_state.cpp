@@ -11,6 +11,7 @@
 #include "fuse/overlay_fs.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/checkpoint_record.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/system_error.hpp"
 

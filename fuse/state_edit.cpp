@@ -7,6 +7,7 @@
 #include "fuse/hash.hpp"
 #include "fuse/log.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/checkpoint_record.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree_writer.hpp"
 #include "fuse/system_error.hpp"

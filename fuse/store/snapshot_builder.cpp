@@ -5,6 +5,7 @@
 #include "fuse/journal.hpp"
 #include "fuse/log.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/upper_reads.hpp"
 #include "fuse/system_error.hpp"
 
 #include <climits>
@@ -54,70 +55,6 @@ EntryType type_of(mode_t mode) {
   default:
     return EntryType::BlockDevice;
   }
-}
-
-/// The user.* extended attributes of `name` in `dir` (not a symlink), sorted.
-std::vector<std::pair<std::string, std::string>> user_xattrs(int dir, const std::string& name) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string p = proc_path(dir) + "/" + name;
-  char names[4096];
-  ssize_t len = ::llistxattr(p.c_str(), names, sizeof names);
-  for (ssize_t i = 0; len > 0 && i < len; i += static_cast<ssize_t>(std::strlen(names + i)) + 1) {
-    if (std::strncmp(names + i, "user.", 5) != 0) {
-      continue;
-    }
-    std::vector<char> value(65536);
-    ssize_t vlen = ::lgetxattr(p.c_str(), names + i, value.data(), value.size());
-    if (vlen >= 0) {
-      out.emplace_back(names + i, std::string(value.data(), static_cast<size_t>(vlen)));
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-ObjectId sha256_of(int fd, const std::string& path) {
-  Sha256 sha;
-  std::vector<char> buf(1 << 16);
-  for (off_t off = 0;;) {
-    ssize_t n = ::pread(fd, buf.data(), buf.size(), off);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      throw_errno("read", path);
-    }
-    if (n == 0) {
-      return sha.digest();
-    }
-    sha.update(buf.data(), static_cast<size_t>(n));
-    off += n;
-  }
-}
-
-/// Opens `name` in `dir` for reading; a file the daemon may not read (the agent made it
-/// 0000) is opened by lending the owner read permission for the moment, when `may_chmod`
-/// (nothing else changes the file meanwhile).
-UniqueFd open_readable(int dir, const std::string& name, int flags, bool may_chmod) {
-  UniqueFd fd(::openat(dir, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
-  if (fd || errno != EACCES || !may_chmod) {
-    return fd;
-  }
-  struct stat st {};
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != ::geteuid()) {
-    errno = EACCES;
-    return fd;
-  }
-  mode_t lend = S_ISDIR(st.st_mode) ? S_IRUSR | S_IXUSR : S_IRUSR;
-  if (::fchmodat(dir, name.c_str(), (st.st_mode & 07777) | lend, 0) != 0) {
-    errno = EACCES;
-    return fd;
-  }
-  fd.reset(::openat(dir, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
-  int err = errno;
-  ::fchmodat(dir, name.c_str(), st.st_mode & 07777, 0);
-  errno = err;
-  return fd;
 }
 
 } // namespace
@@ -642,55 +579,6 @@ ObjectId SnapshotBuilder::assemble() {
   }
   m_added.clear();
   return *written.at("");
-}
-
-uint64_t commit_snapshot(ContentStore& store, const std::filesystem::path& tracker_file,
-                         const std::optional<ObjectId>& old_base, bool serving,
-                         const ObjectId& root, const std::filesystem::path& dest) {
-  ChildrenOf children = children_in(store);
-  uint64_t added = store.add_root(root, ObjectKind::Tree, children); // the checkpoint's
-  store.add_root(root, ObjectKind::Tree, children);                  // the tracker's
-  TrackerState next;
-  next.base = root;
-  next.serving = serving;
-  save_tracker(tracker_file, next);
-  if (old_base) {
-    store.release_root(*old_base, children);
-  }
-  if (::mkdir(dest.c_str(), 0700) != 0 && errno != EEXIST) {
-    throw_errno("checkpoint: mkdir", dest.string());
-  }
-  std::filesystem::path file = dest / "snapshot";
-  std::ofstream out(file, std::ios::trunc);
-  out << "tree " << root.hex() << "\nbytes " << added << "\n";
-  if (!out.flush()) {
-    throw SystemError(errno ? errno : EIO, "write '" + file.string() + "'");
-  }
-  return added;
-}
-
-namespace {
-std::optional<std::string> snapshot_value(const std::filesystem::path& dir, std::string_view key) {
-  std::ifstream in(dir / "snapshot");
-  std::string line;
-  while (in && std::getline(in, line)) {
-    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 &&
-        line[key.size()] == ' ') {
-      return line.substr(key.size() + 1);
-    }
-  }
-  return std::nullopt;
-}
-} // namespace
-
-std::optional<ObjectId> snapshot_root(const std::filesystem::path& dir) {
-  auto v = snapshot_value(dir, "tree");
-  return v ? ObjectId::from_hex(*v) : std::nullopt;
-}
-
-uint64_t snapshot_added_bytes(const std::filesystem::path& dir) {
-  auto v = snapshot_value(dir, "bytes");
-  return v ? std::strtoull(v->c_str(), nullptr, 10) : 0;
 }
 
 } // namespace ws::fuse::store

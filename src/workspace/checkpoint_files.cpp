@@ -9,6 +9,7 @@
 #include "fuse/line_escape.hpp"
 #include "fuse/state_edit.hpp"
 #include "fuse/state_tree.hpp"
+#include "fuse/store/checkpoint_record.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree.hpp"
 #include "fuse/store/tree_writer.hpp"

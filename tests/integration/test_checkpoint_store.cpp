@@ -2,6 +2,7 @@
 // thousands adds a few kilobytes; the content store frees what no checkpoint names; a file
 // written while a checkpoint is taken is frozen whole; old full-copy checkpoints still read.
 #include "fuse/meta_store.hpp"
+#include "fuse/store/checkpoint_record.hpp"
 #include "fuse/store/content_store.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree.hpp"

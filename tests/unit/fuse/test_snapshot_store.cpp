@@ -2,6 +2,7 @@
 // checkpoint stores, shares and frees.
 #include "fuse/meta_store.hpp"
 #include "fuse/store/change_tracker.hpp"
+#include "fuse/store/checkpoint_record.hpp"
 #include "fuse/store/content_store.hpp"
 #include "fuse/store/snapshot_builder.hpp"
 #include "fuse/store/tree.hpp"
