@@ -72,13 +72,13 @@ private:
   std::atomic<bool> m_fixed{false};
 };
 
+/// The daemon's RLIMIT_NOFILE (soft).
+uint64_t process_fd_limit();
+
 /// The set of directory fds the daemon holds, bounded: an intrusive list (clock order) of the
 /// nodes holding one, and a thread that trims it back when it grows past `high`. The trim
 /// needs every reader gone (DirFd): `lock_out_readers` takes OverlayFs's locks exclusively
 /// and calls back. Its mutex is a leaf (after m_table).
-/// The daemon's RLIMIT_NOFILE (soft).
-uint64_t process_fd_limit();
-
 class DirFds {
 public:
   /// Bounded by a quarter of `fd_limit` (the daemon's RLIMIT_NOFILE), at most 8,192: the
