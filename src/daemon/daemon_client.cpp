@@ -109,7 +109,9 @@ MountCheck check_mount(const fs::path& mnt) {
   struct stat st {
   }, parent{};
   if (::stat(mnt.c_str(), &st) != 0) {
-    return errno == ENOTCONN ? MountCheck::Dead : MountCheck::NotMounted;
+    // ENOTCONN: the daemon is gone. ECONNABORTED: it is going, and this stat was in flight
+    // when its exit closed /dev/fuse (the kernel ends pending requests so).
+    return errno == ENOTCONN || errno == ECONNABORTED ? MountCheck::Dead : MountCheck::NotMounted;
   }
   if (::stat(mnt.parent_path().c_str(), &parent) != 0) {
     return MountCheck::NotMounted;
