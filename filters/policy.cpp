@@ -358,6 +358,10 @@ std::optional<std::string> withheld(const PathFacts& f, const std::vector<Name>&
   if (f.binary) {
     return "binary content";
   }
+  if (f.recoded) {
+    return "its coding line makes Python decode it (utf-7, unicode_escape...): the code that "
+           "runs is not the text shown";
+  }
   if (config.max_file_size > 0 && f.size > config.max_file_size) {
     return human_size(f.size) + ", larger than " + human_size(config.max_file_size) +
            " (ws.maxFileSize)";

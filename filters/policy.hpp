@@ -49,8 +49,11 @@ struct PathFacts {
   /// The real tree has at `path` an executable regular file whose content is exactly the
   /// view's: the only case where an executable in the view is not new to the person.
   bool real_exec_same = false;
-  uint64_t size = 0;          ///< bytes in the view
-  bool binary = false;        ///< content holds a NUL byte in its first 8000 bytes (as git)
+  uint64_t size = 0;   ///< bytes in the view
+  bool binary = false; ///< content holds a NUL byte in its first 8000 bytes (as git)
+  /// Its first lines declare a Python source coding that is not ASCII as it reads
+  /// (`# coding: utf-7`): what Python runs is not the text shown (filters/coding_line.hpp).
+  bool recoded = false;
   std::string symlink_target; ///< for symlinks in the view
   bool ignored = false;       ///< the real repository ignores this path (and does not track it)
   bool tracked = false;       ///< the real repository's index has this path

@@ -33,6 +33,10 @@ constexpr PlaceRule k_places[] = {
 // --- withheld: runs by itself ----------------------------------------------------------------
 
 constexpr const char* k_python_startup = "Python runs it at every start-up";
+constexpr const char* k_python_repl = "Python runs it when you start python3 in its directory "
+                                      "(the interactive prompt imports it)";
+constexpr const char* k_python_pip = "python3 -m pip started in its directory runs it instead "
+                                     "of pip";
 constexpr const char* k_direnv = "direnv loads it when you cd into the project";
 constexpr const char* k_direnv_nix = "direnv (use nix, use flake) runs it when you cd into the "
                                      "project";
@@ -58,6 +62,15 @@ constexpr NameRule k_self_running[] = {
     {"**/_distutils_hack/", k_python_startup, "_distutils_hack/"},
     {"_virtualenv.py", k_python_startup, ""},
     {"**/_virtualenv/", k_python_startup, "_virtualenv/"},
+    // The interactive interpreter (`python3` typed in the project, `python3 -i`) imports
+    // readline and rlcompleter at every start with '' first on sys.path: the directory's own
+    // wins. `python3 -m pip` puts the directory first too, so a pip there runs instead of pip.
+    {"readline.py", k_python_repl, ""},
+    {"**/readline/", k_python_repl, "readline/"},
+    {"rlcompleter.py", k_python_repl, ""},
+    {"**/rlcompleter/", k_python_repl, "rlcompleter/"},
+    {"pip.py", k_python_pip, ""},
+    {"/pip/", k_python_pip, "pip/"},
     // R sources ./.Rprofile and reads ./.Renviron (R_PROFILE_USER, PATH...) at every start in
     // the project: R, Rscript, RStudio opening it.
     {".Rprofile", "R runs it at every start-up in the project", ""},
@@ -170,11 +183,27 @@ constexpr NameRule k_self_running[] = {
     {"**/.gemini/settings.json", k_agent_cli, ".gemini/settings.json"},
     {"**/.vscode/mcp.json", k_agent_cli, ".vscode/mcp.json"},
     {"**/.cursor/mcp.json", k_agent_cli, ".cursor/mcp.json"},
+    // The same for the other agent CLIs and IDE agents: opencode starts the local MCP servers
+    // of opencode.json and loads the plugins of .opencode/plugin/ at every start; Crush its
+    // MCP servers and language servers; Qwen Code (a Gemini CLI fork), Amazon Q, Roo Code,
+    // Kiro and Continue the MCP servers of their project files.
+    {"opencode.json", k_agent_cli, ""},
+    {"opencode.jsonc", k_agent_cli, ""},
+    {"**/.opencode/", k_agent_cli, ".opencode/"},
+    {".crush.json", k_agent_cli, ""},
+    {"crush.json", k_agent_cli, ""},
+    {"**/.qwen/settings.json", k_agent_cli, ".qwen/settings.json"},
+    {"**/.amazonq/mcp.json", k_agent_cli, ".amazonq/mcp.json"},
+    {"**/.roo/mcp.json", k_agent_cli, ".roo/mcp.json"},
+    {"**/.kiro/settings/", k_agent_cli, ".kiro/settings/"},
+    {"**/.continue/mcpServers/", k_agent_cli, ".continue/mcpServers/"},
 };
 
 // --- flagged: a tool the person names runs it -------------------------------------------------
 
 constexpr const char* k_runs = "runs code on your machine";
+constexpr const char* k_entry_points = "runs code on your machine (python3 -m pytest loads the "
+                                       "plugins its entry points name)";
 constexpr const char* k_installs = "decides what code gets installed";
 constexpr const char* k_toolchain = "picks the toolchain that runs";
 constexpr const char* k_ci = "runs in CI with the repository's secrets";
@@ -194,6 +223,7 @@ constexpr NameRule k_flags[] = {
     {"**/.helix/", "runs code on your machine (Helix)", ".helix/"},
     {".nvim.lua", "runs code on your machine (Neovim with exrc, once trusted)", ""},
     {".nvimrc", "runs code on your machine (Neovim with exrc, once trusted)", ""},
+    {".lazy.lua", "runs code on your machine (Neovim's lazy.nvim, once trusted)", ""},
     {".exrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
     {".vimrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
     {".gvimrc", "runs code on your machine (Vim and Neovim with exrc)", ""},
@@ -363,6 +393,11 @@ constexpr NameRule k_flags[] = {
     {"setup.cfg", k_runs, ""}, // [tool:pytest] addopts = -p plugin
     {"pyproject.toml", k_runs, ""},
     {"conftest.py", k_runs, ""},
+    // Package metadata in the open: with the directory on sys.path (`python3 -m pytest` puts
+    // it there), importlib.metadata finds its entry points, and pytest loads every `pytest11`
+    // plugin they name at start (flake8, sphinx and others load theirs the same way).
+    {"*.dist-info/", k_entry_points, "*.dist-info/"},
+    {"*.egg-info/", k_entry_points, "*.egg-info/"},
     {"pytest.ini", k_runs, ""},
     {".pytest.ini", k_runs, ""},
     {"pytest.toml", k_runs, ""}, // pytest 9
@@ -508,6 +543,19 @@ constexpr NameRule k_flags[] = {
     {".cursorrules", k_instructs, ""},
     {"/.github/copilot-instructions.md", k_instructs, ".github/copilot-instructions.md"},
     {"/.github/instructions/", k_instructs, ".github/instructions/"},
+    // Amp, Cline, Windsurf, Goose, Junie, Roo Code, Kiro, Continue, Qwen Code: their rules,
+    // hints, steering and commands.
+    {"AGENT.md", k_instructs, ""},
+    {".clinerules", k_instructs, ""},
+    {"**/.clinerules/", k_instructs, ".clinerules/"},
+    {".windsurfrules", k_instructs, ""},
+    {"**/.windsurf/", k_instructs, ".windsurf/"},
+    {".goosehints", k_instructs, ""},
+    {"**/.junie/", k_instructs, ".junie/"},
+    {"**/.roo/", k_instructs, ".roo/"},
+    {"**/.kiro/", k_instructs, ".kiro/"},
+    {"**/.continue/", k_instructs, ".continue/"},
+    {"**/.qwen/", k_instructs, ".qwen/"},
 };
 
 constexpr const char* k_hook_names[] = {

@@ -1,6 +1,7 @@
 // The agent's commits with the policy applied per commit (see agent_commits.hpp).
 #include "src/transfer/agent_commits.hpp"
 
+#include "filters/coding_line.hpp"
 #include "fuse/changes.hpp"
 #include "fuse/unique_fd.hpp"
 #include "gitbridge/policy_config.hpp"
@@ -160,6 +161,8 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
       f.base_mode = st_mode_of(change.before_mode);
       f.size = change.after.content.size();
       f.binary = change.after.content.substr(0, 8000).find('\0') != std::string::npos;
+      f.recoded = !f.binary && filters::recoding_declaration(
+                                   std::string_view(change.after.content).substr(0, 8000));
       if (change.after_mode == 0120000) {
         f.symlink_target = change.after.content;
       }

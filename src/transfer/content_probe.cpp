@@ -1,6 +1,7 @@
 // Reading the start of many files at once, on the machine's cores.
 #include "src/transfer/content_probe.hpp"
 
+#include "filters/coding_line.hpp"
 #include "fuse/changes.hpp"
 
 #include <fcntl.h>
@@ -53,6 +54,8 @@ void probe_range(int upper, const std::vector<const std::string*>& paths, bool k
       p.stamp = {st.st_ino, fuse::nanoseconds(st.st_ctim), fuse::nanoseconds(st.st_mtim),
                  static_cast<uint64_t>(st.st_size)};
       p.binary = std::memchr(buf.get(), 0, std::min(got, k_binary_window)) != nullptr;
+      p.recoded =
+          !p.binary && filters::recoding_declaration({buf.get(), std::min(got, k_binary_window)});
       // A short read of a regular file is its end.
       p.whole = keep && got < want;
       if (p.whole) {

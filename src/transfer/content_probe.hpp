@@ -11,9 +11,10 @@ namespace ws {
 /// byte in the first 8000), and, for a file that fits one read, its whole content.
 struct ContentProbe {
   bool binary = false;
-  bool whole = false;  ///< `content` is the whole file
-  std::string content; ///< set only when asked to keep content and `whole`
-  FileStamp stamp;     ///< the file read, as it was before it was read (ino 0: not read)
+  bool recoded = false; ///< filters::recoding_declaration of its start
+  bool whole = false;   ///< `content` is the whole file
+  std::string content;  ///< set only when asked to keep content and `whole`
+  FileStamp stamp;      ///< the file read, as it was before it was read (ino 0: not read)
 };
 
 /// Probes the regular files at `paths` (relative to the upper layer `upper`, sorted so that

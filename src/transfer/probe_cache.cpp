@@ -17,12 +17,14 @@ namespace {
 
 using fuse::UniqueFd;
 
-constexpr char k_magic[8] = {'w', 's', 'p', 'r', 'o', 'b', 'e', '1'};
+constexpr char k_magic[8] = {'w', 's', 'p', 'r', 'o', 'b', 'e', '2'};
 /// Older than this before the command started, a ctime is settled: no later write can
 /// leave it as it is. A tick of the kernel's coarse clock is a few milliseconds; a second
 /// covers filesystems that keep whole seconds.
 constexpr int64_t k_settle_ns = 2'000'000'000;
 constexpr uint64_t k_binary_bit = uint64_t{1} << 63;
+constexpr uint64_t k_recoded_bit = uint64_t{1} << 62;
+constexpr uint64_t k_fact_bits = k_binary_bit | k_recoded_bit;
 
 /// On disk: the header, then one record per file, sorted by inode.
 struct Header {
@@ -35,7 +37,7 @@ struct Record {
   uint64_t ino;
   int64_t ctime_ns;
   int64_t mtime_ns;
-  uint64_t size_and_binary; ///< the size, and k_binary_bit for a binary file
+  uint64_t size_and_binary; ///< the size, k_binary_bit for a binary file, k_recoded_bit
 };
 
 bool read_all(int fd, char* out, size_t n) {
@@ -99,31 +101,32 @@ ProbeCache::ProbeCache(std::filesystem::path file, int upper, int64_t start_ns)
       m_entries.clear(); // not ours: answer nothing
       break;
     }
-    m_entries.push_back({{r.ino, r.ctime_ns, r.mtime_ns, r.size_and_binary & ~k_binary_bit},
-                         (r.size_and_binary & k_binary_bit) != 0});
+    m_entries.push_back(
+        {{r.ino, r.ctime_ns, r.mtime_ns, r.size_and_binary & ~k_fact_bits},
+         {(r.size_and_binary & k_binary_bit) != 0, (r.size_and_binary & k_recoded_bit) != 0}});
   }
   m_used.assign(m_entries.size(), false);
 }
 
-std::optional<bool> ProbeCache::binary(const FileStamp& stamp) {
+std::optional<ProbedFacts> ProbeCache::facts(const FileStamp& stamp) {
   auto it = std::lower_bound(m_entries.begin(), m_entries.end(), stamp.ino,
                              [](const Entry& e, uint64_t ino) { return e.stamp.ino < ino; });
   if (it == m_entries.end() || !(it->stamp == stamp)) {
     return std::nullopt;
   }
   m_used[static_cast<size_t>(it - m_entries.begin())] = true;
-  return it->binary;
+  return it->facts;
 }
 
-void ProbeCache::learn(const FileStamp& stamp, bool binary) {
+void ProbeCache::learn(const FileStamp& stamp, ProbedFacts facts) {
   if (!m_enabled || stamp.ino == 0 || stamp.ctime_ns >= m_settled_before ||
-      (stamp.size & k_binary_bit) != 0) {
+      (stamp.size & k_fact_bits) != 0) {
     return;
   }
-  if (std::optional<bool> known = this->binary(stamp); known && *known == binary) {
+  if (std::optional<ProbedFacts> known = this->facts(stamp); known && *known == facts) {
     return; // known already (ws diff reads every file, known or not)
   }
-  m_learned.push_back({stamp, binary});
+  m_learned.push_back({stamp, facts});
 }
 
 void ProbeCache::save() {
@@ -153,7 +156,8 @@ void ProbeCache::save() {
   for (size_t i = 0; i < keep.size(); ++i) {
     const Entry& e = keep[i];
     Record r{e.stamp.ino, e.stamp.ctime_ns, e.stamp.mtime_ns,
-             e.stamp.size | (e.binary ? k_binary_bit : 0)};
+             e.stamp.size | (e.facts.binary ? k_binary_bit : 0) |
+                 (e.facts.recoded ? k_recoded_bit : 0)};
     std::memcpy(bytes.data() + sizeof h + i * sizeof r, &r, sizeof r);
   }
   // Written aside and renamed over: a reader sees the old file or the new one, whole.

@@ -19,6 +19,13 @@ struct FileStamp {
   bool operator==(const FileStamp&) const = default;
 };
 
+/// What the content probe learns of a file's start (content_probe.hpp).
+struct ProbedFacts {
+  bool binary = false;
+  bool recoded = false;
+  bool operator==(const ProbedFacts&) const = default;
+};
+
 /// What the content probe found of the live workspace's files (binary or not), kept in the
 /// workspace's state between commands, as git's index keeps what it knows of tracked files:
 /// a second `ws status` reads only the files that changed since the first. Out of the
@@ -33,15 +40,15 @@ public:
   /// learn).
   ProbeCache(std::filesystem::path file, int upper, int64_t start_ns);
 
-  /// Whether the file was binary when a file with this very stamp was read; nullopt when
+  /// What the content probe found when a file with this very stamp was read; nullopt when
   /// not known.
-  std::optional<bool> binary(const FileStamp& stamp);
+  std::optional<ProbedFacts> facts(const FileStamp& stamp);
 
   /// A file was read (at or after `stamp` was taken, from the same open file): binary or
   /// not. Kept only when its ctime is older than the start by more than any timestamp
   /// granularity: a write in the same clock tick as the one before it could leave ctime as
   /// it was.
-  void learn(const FileStamp& stamp, bool binary);
+  void learn(const FileStamp& stamp, ProbedFacts facts);
 
   /// Writes the file again if it changed: the entries answered or learned this time, no
   /// others (files gone since are forgotten). Fails silently: it is a cache.
@@ -50,7 +57,7 @@ public:
 private:
   struct Entry {
     FileStamp stamp;
-    bool binary = false;
+    ProbedFacts facts;
   };
   std::filesystem::path m_file;
   uint64_t m_dev = 0; ///< the upper layer's: a cache is for one directory

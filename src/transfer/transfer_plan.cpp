@@ -142,7 +142,7 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
           : ProbeCache(source.state.dir / "probe-cache", upper.get(), fuse::nanoseconds(start));
   std::vector<const std::string*> regular;
   std::vector<size_t> probe_of(changes.size(), SIZE_MAX);
-  std::vector<signed char> known_binary(changes.size(), -1);
+  std::vector<std::optional<ProbedFacts>> known(changes.size());
   for (size_t i = 0; i < changes.size(); ++i) {
     const fuse::Change& c = changes[i];
     if (c.kind == fuse::ChangeKind::Deleted || !S_ISREG(c.mode)) {
@@ -151,8 +151,7 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
     // The cache first: it is asked by inode, the place rules by path. (A file its place
     // withholds is never read, so never cached; known or not, its verdict is its place's.)
     if (!request.keep_content) {
-      if (std::optional<bool> b = cache.binary({c.ino, c.ctime_ns, c.mtime_ns, c.size})) {
-        known_binary[i] = *b ? 1 : 0;
+      if ((known[i] = cache.facts({c.ino, c.ctime_ns, c.mtime_ns, c.size}))) {
         continue;
       }
     }
@@ -164,7 +163,7 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
   }
   std::vector<ContentProbe> probes = probe_contents(upper.get(), regular, request.keep_content);
   for (const ContentProbe& p : probes) {
-    cache.learn(p.stamp, p.binary);
+    cache.learn(p.stamp, {p.binary, p.recoded});
   }
   cache.save();
 
@@ -190,8 +189,10 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
     bool present = c.kind != fuse::ChangeKind::Deleted;
     if (read) {
       f.binary = read->binary;
-    } else if (known_binary[i] >= 0) {
-      f.binary = known_binary[i] == 1;
+      f.recoded = read->recoded;
+    } else if (known[i]) {
+      f.binary = known[i]->binary;
+      f.recoded = known[i]->recoded;
     }
     if (present && S_ISLNK(c.mode)) {
       f.symlink_target = reader.view(c.path).content;

@@ -126,6 +126,10 @@ TEST_CASE("filters::decide withholds by kind of file") {
        Verdict::Transfer, ""},
       {"binary", with(added("logo.png"), [](auto& f) { f.binary = true; }), Verdict::Withheld,
        "binary content"},
+      {"coding line Python decodes",
+       with(modified("tools/check.py"), [](auto& f) { f.recoded = true; }), Verdict::Withheld,
+       "its coding line makes Python decode it (utf-7, unicode_escape...): the code that runs is "
+       "not the text shown"},
       {"ignored", with(added("build/out.o"), [](auto& f) { f.ignored = true; }), Verdict::Withheld,
        "ignored by the real repository"},
       {"FIFO", added("pipe", S_IFIFO | 0644), Verdict::Withheld, "FIFO"},

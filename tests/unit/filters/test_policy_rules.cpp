@@ -95,6 +95,20 @@ const std::vector<std::pair<std::string, std::string>> k_self_running = {
     {".cursor/mcp.json", std::string(k_agent_cli) + ".cursor/mcp.json"},
     {".zed/settings.json", std::string(k_editor) + ".zed/settings.json"},
     {".helix/languages.toml", std::string(k_editor) + ".helix/languages.toml"},
+    {"readline.py", "Python runs it when you start python3 in its directory (the interactive "
+                    "prompt imports it): readline.py"},
+    {"tools/rlcompleter/__init__.py", "Python runs it when you start python3 in its directory "
+                                      "(the interactive prompt imports it): rlcompleter/"},
+    {"pip.py", "python3 -m pip started in its directory runs it instead of pip: pip.py"},
+    {"pip/__main__.py", "python3 -m pip started in its directory runs it instead of pip: pip/"},
+    {"opencode.json", std::string(k_agent_cli) + "opencode.json"},
+    {".opencode/plugin/x.ts", std::string(k_agent_cli) + ".opencode/"},
+    {".crush.json", std::string(k_agent_cli) + ".crush.json"},
+    {".qwen/settings.json", std::string(k_agent_cli) + ".qwen/settings.json"},
+    {".amazonq/mcp.json", std::string(k_agent_cli) + ".amazonq/mcp.json"},
+    {".roo/mcp.json", std::string(k_agent_cli) + ".roo/mcp.json"},
+    {".kiro/settings/mcp.json", std::string(k_agent_cli) + ".kiro/settings/"},
+    {".continue/mcpServers/x.yaml", std::string(k_agent_cli) + ".continue/mcpServers/"},
 };
 
 } // namespace
