@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 namespace ws::gitbridge {
@@ -102,42 +104,58 @@ const Gitlinks& RealRepo::gitlinks() {
   return *m_gitlinks;
 }
 
-const std::vector<std::string>& RealRepo::symlinks() {
-  if (m_symlinks) {
-    return *m_symlinks;
-  }
-  m_symlinks.emplace();
-  // Kept beside the gitlinks, keyed the same way: reading a 100,000-entry index for its
-  // few symlinks would cost a status of 10 changes most of its time again.
+std::vector<std::string>
+RealRepo::index_paths(const std::string& cache_name,
+                      const std::function<bool(const git_index_entry&)>& wanted) {
+  std::vector<std::string> out;
+  // Kept beside the gitlinks, keyed the same way: reading a 100,000-entry index for a few
+  // of its paths would cost a status of 10 changes most of its time again.
   std::filesystem::path file = std::filesystem::path(git_repository_path(m_repo.get())) / "index";
   std::filesystem::path cache = m_gitlink_cache.empty()
                                     ? std::filesystem::path{}
-                                    : m_gitlink_cache.parent_path() / "symlink-cache";
+                                    : m_gitlink_cache.parent_path() / cache_name;
   std::optional<IndexStamp> before;
   if (!cache.empty() && (before = index_stamp(file))) {
     if (auto cached = load_gitlinks(cache, *before)) {
       for (const auto& entry : *cached) {
-        m_symlinks->push_back(entry.first);
+        out.push_back(entry.first);
       }
-      return *m_symlinks;
+      return out;
     }
   }
   Gitlinks found; // the same file format: path -> (unused) flag
   size_t n = git_index_entrycount(index());
   for (size_t i = 0; i < n; ++i) {
     const git_index_entry* e = git_index_get_byindex(index(), i);
-    if (e && e->mode == GIT_FILEMODE_LINK) {
+    if (e && wanted(*e)) {
       found.emplace(e->path, true);
     }
   }
   for (const auto& entry : found) {
-    m_symlinks->push_back(entry.first);
+    out.push_back(entry.first);
   }
   if (before && git_index_path(index()) && file == git_index_path(index()) &&
       index_stamp(file) == before) {
     save_gitlinks(cache, *before, found);
   }
+  return out;
+}
+
+const std::vector<std::string>& RealRepo::symlinks() {
+  if (!m_symlinks) {
+    m_symlinks = index_paths("symlink-cache",
+                             [](const git_index_entry& e) { return e.mode == GIT_FILEMODE_LINK; });
+  }
   return *m_symlinks;
+}
+
+std::vector<std::string> RealRepo::tracked_named(const std::string& name) {
+  // Compared on the last component only: the index's paths are sorted, not by their names.
+  return index_paths("named-cache-" + name, [&](const git_index_entry& e) {
+    const std::string_view path = e.path;
+    return path.ends_with(name) &&
+           (path.size() == name.size() || path[path.size() - name.size() - 1] == '/');
+  });
 }
 
 std::string RealRepo::containing_submodule(const std::string& path) {

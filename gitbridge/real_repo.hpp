@@ -5,6 +5,7 @@
 #include "gitbridge/ignore_screen.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +40,12 @@ public:
   /// Every symlink (mode 120000) the index has: the person's tree's symlinks, for judging a
   /// path under the names they give it (filters/symlink_aliases.hpp). Read once.
   const std::vector<std::string>& symlinks();
+  /// Every path the index has whose last component is exactly `name` (`conftest.py`), sorted:
+  /// the files a tool finds by their name in the person's tree (pytest imports every
+  /// conftest.py in the directories it collects). One pass over the index, kept beside the
+  /// gitlinks and keyed the same way (a file per name), so an unchanged index is not read
+  /// again. `name` holds no '/'.
+  std::vector<std::string> tracked_named(const std::string& name);
   /// How many paths `ignored` left to libgit2 so far (for tests and benchmarks).
   size_t asked_libgit2() const { return m_asked_libgit2; }
   /// The repository's .git directory (for its config).
@@ -50,6 +57,10 @@ public:
 
 private:
   const git_index_entry* entry(const std::string& path);
+  /// The index's paths that `wanted` takes, sorted; cached in `cache_name` beside the
+  /// gitlink cache (when there is one) for an index with the same content.
+  std::vector<std::string> index_paths(const std::string& cache_name,
+                                       const std::function<bool(const git_index_entry&)>& wanted);
   git_index* index();
   const Gitlinks& gitlinks();
   /// Feeds the screen every ignore file libgit2 reads for a path in `dir` (repository-

@@ -127,7 +127,7 @@ CommitsPlan plan_commits(const Workspace& w, const StateSource& source,
       gitbridge::load_policy_config(repo.git_dir(), gitbridge::default_user_config_file());
   gitbridge::load_worktree_config(w.repo, config);
   // Scripts the person's own configs run by themselves: read from the real tree too.
-  SelfRunConfigs self_run = read_self_run_configs(w.repo);
+  SelfRunConfigs self_run = read_self_run_configs(w.repo, w.layout.dir / "gitlink-cache");
   config.run_by_configs = std::move(self_run.uses);
   config.run_by_name = std::move(self_run.by_name);
   fuse::UniqueFd real(::open(w.repo.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));

@@ -8,6 +8,7 @@
 #include "filters/policy.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -61,8 +62,15 @@ private:
 /// Used by one thread.
 class Collector {
 public:
-  Collector(const std::filesystem::path& worktree, ConfigReader& reader)
-      : m_top(worktree), m_top_text(worktree.string()), m_reader(reader) {}
+  /// The paths the REAL index tracks whose last component is a name (`conftest.py`), sorted:
+  /// gitbridge::RealRepo::tracked_named. Asked only when a tool that loads files by their
+  /// name runs (pytest).
+  using TrackedNamed = std::function<std::vector<std::string>(const std::string& name)>;
+
+  Collector(const std::filesystem::path& worktree, ConfigReader& reader,
+            TrackedNamed tracked_named = {})
+      : m_top(worktree), m_top_text(worktree.string()), m_reader(reader),
+        m_tracked_named(std::move(tracked_named)) {}
 
   /// Every project file `line` (a shell command line) names, run in `dir` (repository-
   /// relative, "" for the top) by `runner`; `depth` counts package.json scripts followed.
@@ -77,6 +85,10 @@ public:
   /// The Cargo project whose manifest is `dir`/Cargo.toml, as `runner` builds it: its build
   /// scripts, proc-macro crates, members and path dependencies.
   void cargo_project(const std::string& dir, const Runner& runner);
+  /// The Cargo projects rust-analyzer loads when an editor opens the project with no
+  /// `linkedProjects`: the top's Cargo.toml and those of the top's direct subdirectories
+  /// (cargo_loads.cpp), each as cargo_project, run by "your DIR/Cargo.toml".
+  void editor_cargo_projects();
   /// `path` (repository-relative) runs by itself, for `reason`; the first reason kept.
   void add(const std::string& path, std::string reason);
   /// Every file named so far, and what the named scripts load in turn (script_loads.cpp).
@@ -98,6 +110,7 @@ public:
     Taskfile,
     Pyproject,
     Cargo,
+    Rust,        ///< a build script and the modules and `include!` files it compiles in
     PytestConfig ///< pytest.ini, pyproject.toml, tox.ini, setup.cfg as pytest reads them
   };
 
@@ -130,11 +143,18 @@ private:
   void follow_taskfile(const Load& l);
   void follow_pyproject(const Load& l);
   void follow_cargo(const Load& l);
+  /// The `mod` and `include!` files of a build script, followed in turn (rust_modules.hpp).
+  void follow_rust(const Load& l, const std::string& text);
+  /// A build script `path` of the manifest `manifest`: withheld, and what it compiles in.
+  void build_script(const std::string& path, const std::string& manifest, const Load& l);
   /// Every file named `name` (`*.rs`: ending so) at or below `dir` runs, for `reason`.
   void add_by_name(const std::string& dir, const std::string& name, std::string reason);
   /// pytest run in `cwd`: its configs (their `-p` plugins), every conftest.py.
   void pytest(const std::string& cwd, const Runner& runner);
   void follow_pytest_config(const Load& l, const std::string& text);
+  /// Every conftest.py the real index tracks, as pytest run in `cwd` by `by` imports it
+  /// (sys.path as its default `prepend` import mode makes it), followed for what it imports.
+  void tracked_conftests(const std::string& cwd, const Runner& by);
   /// The module of an entry point (`pkg.mod:func`), in `dir` and in its `src/` layout.
   void entry_point(const std::string& ref, const std::string& dir, const Runner& runner);
 
@@ -153,11 +173,13 @@ private:
   std::filesystem::path m_top;
   std::string m_top_text;
   ConfigReader& m_reader;
+  TrackedNamed m_tracked_named;
   std::map<std::string, std::optional<nlohmann::json>> m_packages; ///< by directory
   std::set<std::string> m_seen;
   std::vector<filters::ScriptUse> m_out;
   std::vector<filters::ScriptNameUse> m_by_name;
   std::vector<Load> m_loads;
+  std::vector<Load> m_later; ///< loaded once m_loads is followed to its end
   std::set<std::tuple<std::string, Lang, std::string>> m_loaded; ///< path, lang, tool
 };
 

@@ -155,7 +155,7 @@ std::optional<std::string> plan_inputs_digest(const Workspace& w) {
     // The person's self-running configs in the real tree (a .pre-commit-config.yaml, a git
     // hook...): the scripts they name are withheld, so an edit of one changes verdicts of
     // paths the daemon's record does not list (self_run_configs.hpp).
-    for (const auto& f : read_self_run_configs(w.repo).read) {
+    for (const auto& f : read_self_run_configs(w.repo, w.layout.dir / "gitlink-cache").read) {
       add_followed_stamp(out, f);
     }
     // The agent's git: what ws recorded as its start, and where its HEAD is now.

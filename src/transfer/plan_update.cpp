@@ -6,6 +6,7 @@
 #include "fuse/unique_fd.hpp"
 #include "gitbridge/real_repo.hpp"
 #include "src/transfer/path_cones.hpp"
+#include "src/transfer/self_run_configs.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -44,7 +45,7 @@ bool decides_others(std::string_view path) {
     }
     if (slash == std::string_view::npos) {
       for (std::string_view special : {".gitignore", ".gitattributes", ".gitmodules", "pyvenv.cfg",
-                                       "HEAD", "objects", "refs"}) {
+                                       "HEAD", "objects", "refs", "conftest.py"}) {
         if (same_name(part, special)) {
           return true;
         }
@@ -94,6 +95,10 @@ std::optional<PlanUpdate> plan_update(const Workspace& w, const StateSource& sou
     const fuse::Change& c = p.change;
     if (symlink_involved(c)) {
       return full("a symlink in the plan:", c.path);
+    }
+    if (c.kind != fuse::ChangeKind::Deleted && is_conftest(c.path)) {
+      // What it imports is withheld by what it says (add_view_conftest_imports).
+      return full("a conftest.py in the plan:", c.path);
     }
     if (!c.from.empty() && (cones.covers(c.from) || cones.covers(c.path))) {
       return full("a rename in the plan:", c.path);

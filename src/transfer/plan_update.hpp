@@ -22,7 +22,8 @@ struct PlanUpdate {
 /// below it), or nullopt when only a full plan can be trusted: a listed name (not below
 /// another) that is an input to its siblings' verdicts (`.gitignore`, `.gitattributes`,
 /// `.gitmodules`, anything named `.git` or inside one, `pyvenv.cfg`, a bare repository's
-/// `HEAD`, `objects`, `refs`); a symlink anywhere in the plan (what a symlink reaches depends
+/// `HEAD`, `objects`, `refs`, `conftest.py`); a conftest.py (not deleted) or a symlink
+/// anywhere in the plan (what a symlink reaches depends
 /// on the directories it walks) or in the real index at or below a name (it names other
 /// paths); a rename or a copy with a side at or below a name (the pairing looks at both
 /// sides); the root itself; more below the names than `limit` paths. With an answer, `kept`

@@ -110,8 +110,17 @@ void Collector::load(Load l) {
 }
 
 void Collector::follow() {
-  // Loads append loads: index, never iterators.
-  for (size_t k = 0; k < m_loads.size(); ++k) {
+  // Loads append loads: index, never iterators. The later ones when all others are done.
+  for (size_t k = 0;; ++k) {
+    if (k == m_loads.size()) {
+      for (Load& later : m_later) {
+        load(std::move(later));
+      }
+      m_later.clear();
+      if (k == m_loads.size()) {
+        break;
+      }
+    }
     Load l = m_loads[k];
     auto text = m_reader.text(m_top / l.path);
     if (!text || text->find('\0') != std::string::npos) {
@@ -143,6 +152,9 @@ void Collector::follow() {
       break;
     case Lang::Cargo:
       follow_cargo(l);
+      break;
+    case Lang::Rust:
+      follow_rust(l, *text);
       break;
     case Lang::PytestConfig:
       follow_pytest_config(l, *text);

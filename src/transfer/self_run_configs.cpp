@@ -6,11 +6,15 @@
 #include "filters/command_words.hpp"
 #include "filters/policy_rules.hpp"
 #include "gitbridge/policy_config.hpp"
+#include "gitbridge/real_repo.hpp"
 #include "src/transfer/config_commands.hpp"
 #include "src/transfer/config_text.hpp"
+#include "src/transfer/script_imports.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -422,9 +426,17 @@ std::string hook_shown(const fs::path& top, const fs::path& file) {
 
 } // namespace
 
-SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& hooks_dir) {
+SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& hooks_dir,
+                                     const fs::path& index_cache) {
   ConfigReader r;
-  Collector c(worktree, r);
+  // The real index, opened only if a followed tool finds files by their name (pytest).
+  std::optional<gitbridge::RealRepo> repo;
+  Collector c(worktree, r, [&](const std::string& name) {
+    if (!repo) {
+      repo.emplace(worktree, index_cache);
+    }
+    return repo->tracked_named(name);
+  });
   // A config of a shape its tool refuses (a list where a map belongs) names what was found
   // before the odd part; nlohmann::json throws type_error there.
   auto guarded = [](auto&& read) {
@@ -501,14 +513,74 @@ SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& h
   shell_script(worktree / ".envrc", "", Runner{".envrc", "when you cd into the project", "direnv"},
                r, c);
   // rust-analyzer runs `cargo check` when an editor opens a Cargo project, no command typed.
-  c.cargo_project("", Runner{"Cargo.toml", "when your editor opens the project", "rust-analyzer"});
+  c.editor_cargo_projects();
   // In this order: what the named scripts load is read (and followed) by take().
   std::vector<filters::ScriptUse> uses = c.take();
   return {std::move(uses), c.take_by_name(), r.take()};
 }
 
-SelfRunConfigs read_self_run_configs(const fs::path& worktree) {
-  return read_self_run_configs(worktree, gitbridge::hooks_dir_of(worktree));
+bool is_conftest(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return name.size() == 11 &&
+         std::equal(name.begin(), name.end(), "conftest.py", [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+void add_view_conftest_imports(filters::PolicyConfig& config,
+                               const std::vector<std::pair<std::string, std::string>>& conftests) {
+  const filters::ScriptNameUse* pytest = nullptr;
+  for (const filters::ScriptNameUse& use : config.run_by_name) {
+    if (use.name == "conftest.py") {
+      pytest = &use;
+      break;
+    }
+  }
+  if (pytest == nullptr || conftests.empty()) {
+    return; // nothing of the person's runs pytest
+  }
+  // "... (pytest, every conftest.py)" -> "... (pytest, imported by PATH)"
+  const std::string every = "every conftest.py)";
+  const std::string& runner = pytest->runner;
+  std::vector<filters::ScriptUse> found;
+  for (const auto& conftest : conftests) {
+    const std::string& path = conftest.first;
+    const std::string reason =
+        runner.ends_with(every)
+            ? runner.substr(0, runner.size() - every.size()) + "imported by " + path + ")"
+            : runner;
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
+    const std::vector<std::string> roots =
+        dir.empty() ? std::vector<std::string>{""} : std::vector<std::string>{dir, ""};
+    for (const PythonImport& import : python_imports(conftest.second)) {
+      for (std::string& file : python_import_files(import, path, roots)) {
+        found.push_back({std::move(file), reason});
+      }
+    }
+  }
+  // One sorted list, one entry per path, the person's own configs' reasons first.
+  auto by_path = [](const filters::ScriptUse& a, const filters::ScriptUse& b) {
+    return a.path < b.path;
+  };
+  std::stable_sort(found.begin(), found.end(), by_path);
+  std::vector<filters::ScriptUse> merged;
+  merged.reserve(config.run_by_configs.size() + found.size());
+  std::merge(std::make_move_iterator(config.run_by_configs.begin()),
+             std::make_move_iterator(config.run_by_configs.end()),
+             std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()),
+             std::back_inserter(merged), by_path);
+  merged.erase(std::unique(merged.begin(), merged.end(),
+                           [](const filters::ScriptUse& a, const filters::ScriptUse& b) {
+                             return a.path == b.path;
+                           }),
+               merged.end());
+  config.run_by_configs = std::move(merged);
+}
+
+SelfRunConfigs read_self_run_configs(const fs::path& worktree, const fs::path& index_cache) {
+  return read_self_run_configs(worktree, gitbridge::hooks_dir_of(worktree), index_cache);
 }
 
 } // namespace ws

@@ -12,6 +12,8 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ws {
@@ -43,11 +45,30 @@ struct SelfRunConfigs {
 /// deep) name; `make` names the Makefile. A word names a file as in filters/command_words.hpp.
 /// A config that is absent, larger than 1 MiB or does not parse names nothing (its tool
 /// refuses it too). Never throws for what a file holds.
+/// When a config runs pytest, every conftest.py the real index tracks is read for what it
+/// imports (the index read once; `index_cache`: the workspace's gitlink cache file, beside
+/// which the paths are kept for an index with the same content, gitbridge::RealRepo; empty:
+/// none). rust-analyzer's Cargo projects are the top's and its direct subdirectories'.
 SelfRunConfigs read_self_run_configs(const std::filesystem::path& worktree,
-                                     const std::filesystem::path& hooks_dir);
+                                     const std::filesystem::path& hooks_dir,
+                                     const std::filesystem::path& index_cache);
+
+/// `path` (repository-relative) is named `conftest.py` (ASCII case ignored).
+bool is_conftest(std::string_view path);
+
+/// The agent's own `conftest.py` files in the view (`conftests`: path and content of each
+/// present one the change set holds), when a config of the person's runs pytest (`config`'s
+/// run_by_name has its "every conftest.py" rule): each conftest.py is withheld by that rule,
+/// and what it imports, as pytest's `prepend` mode resolves it from its directory and the top,
+/// is added to `config.run_by_configs` with the same runner and `imported by PATH`, so that
+/// it does not land before the conftest.py that runs it is read and included. A path the
+/// person's configs already name keeps its reason.
+void add_view_conftest_imports(filters::PolicyConfig& config,
+                               const std::vector<std::pair<std::string, std::string>>& conftests);
 
 /// The same, with the hooks directory the real repository's config names
 /// (gitbridge::hooks_dir_of). Throws GitError when its config cannot be read.
-SelfRunConfigs read_self_run_configs(const std::filesystem::path& worktree);
+SelfRunConfigs read_self_run_configs(const std::filesystem::path& worktree,
+                                     const std::filesystem::path& index_cache = {});
 
 } // namespace ws

@@ -1,7 +1,7 @@
 // What the tools a command runs by name load by themselves (config_commands.hpp): make its
-// Makefile, pytest its configs and every conftest.py, poe, pdm, hatch, uv and poetry the
-// tasks of pyproject.toml, cargo (and rust-analyzer, on open) the build scripts and proc
-// macros of Cargo.toml, eslint or jest their JavaScript configs. TOML is read with toml++
+// Makefile, pytest its configs and every conftest.py (and what each conftest.py the real
+// index tracks imports), poe, pdm, hatch, uv and poetry the tasks of pyproject.toml, eslint
+// or jest their JavaScript configs; cargo's are in cargo_loads.cpp. TOML is read with toml++
 // (config_toml.cpp), YAML with libyaml.
 #include "src/transfer/config_commands.hpp"
 #include "src/transfer/config_text.hpp"
@@ -159,13 +159,41 @@ void Collector::pytest(const std::string& cwd, const Runner& by) {
   // runs, and one in each directory it collects tests from, new ones too.
   add_by_name("", "conftest.py", by.with_detail("every conftest.py").reason());
   // What the usual ones import runs with them; pytest's default import mode (`prepend`) puts
-  // the conftest.py's directory first on sys.path. A conftest.py elsewhere is withheld by its
-  // name, but what it imports is not looked for (the real tree is not walked).
+  // the conftest.py's directory first on sys.path.
   for (const char* name :
        {"conftest.py", "tests/conftest.py", "test/conftest.py", "testing/conftest.py"}) {
     const std::string path = at(name);
     add(path, by.reason());
     load({path, cwd, by, Lang::Python, {dir_of(path), cwd}});
+  }
+  tracked_conftests(cwd, by);
+}
+
+void Collector::tracked_conftests(const std::string& cwd, const Runner& by) {
+  if (!m_tracked_named) {
+    return;
+  }
+  // Every other conftest.py the person has (the real index's, read in one pass; the real
+  // tree is not walked), and what each imports: pytest imports the conftest.py of every
+  // directory it collects. In `prepend` mode the directory put first on sys.path is the
+  // first one upwards without an __init__.py (the conftest.py's own one when it has none),
+  // and the module is imported as a package below it; where pytest runs is on sys.path too
+  // (`python3 -m pytest`).
+  for (const std::string& path : m_tracked_named("conftest.py")) {
+    std::string base = dir_of(path);
+    for (int up = 0; !base.empty() && up < 64; ++up) {
+      if (!m_reader.text(m_top / base / "__init__.py")) {
+        break;
+      }
+      base = dir_of(base);
+    }
+    std::vector<std::string> roots{dir_of(path)};
+    for (const std::string& root : {base, cwd}) {
+      if (std::find(roots.begin(), roots.end(), root) == roots.end()) {
+        roots.push_back(root);
+      }
+    }
+    load({path, cwd, by, Lang::Python, std::move(roots)});
   }
 }
 
@@ -362,89 +390,11 @@ void Collector::follow_pyproject(const Load& l) {
   }
 }
 
-void Collector::cargo_project(const std::string& dir, const Runner& runner) {
-  load({dir.empty() ? "Cargo.toml" : dir + "/Cargo.toml", dir, runner, Lang::Cargo});
-}
-
 void Collector::add_by_name(const std::string& dir, const std::string& name, std::string reason) {
   const bool known = std::any_of(m_by_name.begin(), m_by_name.end(),
                                  [&](const auto& u) { return u.dir == dir && u.name == name; });
   if (!known && m_by_name.size() < k_max_by_name) {
     m_by_name.push_back({dir, name, std::move(reason)});
-  }
-}
-
-void Collector::follow_cargo(const Load& l) {
-  auto doc = m_reader.toml(m_top / l.path);
-  if (!doc || !doc->is_object()) {
-    return;
-  }
-  const std::string dir = dir_of(l.path);
-  auto table = [](const nlohmann::json& j, const char* key) -> const nlohmann::json* {
-    auto it = j.find(key);
-    return it != j.end() && it->is_object() ? &*it : nullptr;
-  };
-  // `build = "tools/gen.rs"`: cargo compiles and runs that build script instead of build.rs
-  // (which is withheld by its name wherever it is).
-  if (const nlohmann::json* package = table(*doc, "package")) {
-    if (auto b = package->find("build"); b != package->end() && b->is_string()) {
-      if (auto p = filters::project_path_of(b->get<std::string>(), dir, m_top_text)) {
-        add(*p, l.runner.with_detail("the build script of " + l.path).reason());
-      }
-    }
-  }
-  // A proc-macro crate: the compiler runs its code while it builds the crates that use it,
-  // and rust-analyzer does as it expands the macros. All of its Rust files, new ones too.
-  if (const nlohmann::json* lib = table(*doc, "lib")) {
-    for (const char* key : {"proc-macro", "proc_macro"}) {
-      if (auto pm = lib->find(key); pm != lib->end() && *pm == "true") {
-        add_by_name(dir, "*.rs",
-                    l.runner.with_detail("the proc-macro crate of " + l.path).reason());
-      }
-    }
-  }
-  // The crates built with it: workspace members (`crates/*` too), path dependencies.
-  std::vector<std::string> crates;
-  if (const nlohmann::json* workspace = table(*doc, "workspace")) {
-    if (auto members = workspace->find("members");
-        members != workspace->end() && members->is_array()) {
-      for (const nlohmann::json& m : *members) {
-        const std::string member = m.is_string() ? m.get<std::string>() : std::string();
-        if (member.ends_with("/*")) {
-          const std::string parent = member.substr(0, member.size() - 2);
-          for (const std::filesystem::path& sub : m_reader.list(m_top / dir / parent)) {
-            crates.push_back(parent + "/" + sub.filename().string());
-          }
-        } else if (!member.empty()) {
-          crates.push_back(member);
-        }
-      }
-    }
-  }
-  for (const char* key : {"dependencies", "dev-dependencies", "build-dependencies"}) {
-    for (const nlohmann::json* deps :
-         {table(*doc, key), table(*doc, "workspace") ? table((*doc)["workspace"], key) : nullptr}) {
-      if (deps == nullptr) {
-        continue;
-      }
-      for (const auto& dep : deps->items()) {
-        if (auto path = dep.value().is_object() ? dep.value().find("path") : dep.value().end();
-            dep.value().is_object() && path != dep.value().end() && path->is_string()) {
-          crates.push_back(path->get<std::string>());
-        }
-      }
-    }
-  }
-  for (const std::string& crate : crates) {
-    if (auto p = filters::project_path_of(crate, dir, m_top_text)) {
-      load({p->empty() ? "Cargo.toml" : *p + "/Cargo.toml",
-            l.cwd,
-            l.runner,
-            Lang::Cargo,
-            {},
-            true,
-            l.depth + 1});
-    }
   }
 }
 

@@ -100,7 +100,7 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
   // Hooks run by the person's git from the REAL core.hooksPath: read from the real config.
   gitbridge::load_worktree_config(w.repo, config);
   // Scripts the person's own configs run by themselves: read from the real tree too.
-  SelfRunConfigs self_run = read_self_run_configs(w.repo);
+  SelfRunConfigs self_run = read_self_run_configs(w.repo, w.layout.dir / "gitlink-cache");
   config.run_by_configs = std::move(self_run.uses);
   config.run_by_name = std::move(self_run.by_name);
   ViewProbe probe(w, source);
@@ -116,6 +116,15 @@ std::vector<PlannedChange> plan_of_changes(const Workspace& w, const StateSource
     with_context.insert(with_context.end(), context.begin(), context.end());
   }
   const std::vector<fuse::Change>& all = context.empty() ? changes : with_context;
+  // What the agent's own conftest.py files import runs once you include them; a plan that
+  // holds one is always made in full (plan_update.hpp), so `all` has every one.
+  std::vector<std::pair<std::string, std::string>> conftests;
+  for (const fuse::Change& c : all) {
+    if (c.kind != fuse::ChangeKind::Deleted && S_ISREG(c.mode) && is_conftest(c.path)) {
+      conftests.emplace_back(c.path, reader.view(c.path).content);
+    }
+  }
+  add_view_conftest_imports(config, conftests);
   AgentGitFacts agent_git(source, all, reader); // its git, its .gitignore files
   // A path is judged under every name a symlink gives it (all changes: a link outside the
   // pathspecs still leads into them).

@@ -157,3 +157,29 @@ TEST_CASE("gitlink cache: a submodule in a merge conflict still contains its pat
     CHECK(answers(cached, k_paths) == truth);
   }
 }
+
+TEST_CASE("tracked_named: every path of the index with that last component, cached per index") {
+  ws::gitbridge::LibGit2 libgit2;
+  TempDir dir;
+  fs::path repo = dir.path() / "repo", cache = dir.path() / "gitlink-cache";
+  new_repo(repo);
+  for (const char* p : {"conftest.py", "src/app/tests/conftest.py", "src/xconftest.py",
+                        "src/conftest.py.bak", "conftest.py.d/x", "lib/conftest.py"}) {
+    fs::create_directories((repo / p).parent_path());
+    std::ofstream(repo / p) << "x\n";
+  }
+  git(repo, "add -A");
+  const std::vector<std::string> want{"conftest.py", "lib/conftest.py",
+                                      "src/app/tests/conftest.py"};
+  CHECK(RealRepo(repo).tracked_named("conftest.py") == want);
+  CHECK(RealRepo(repo, cache).tracked_named("conftest.py") == want); // a miss: kept
+  REQUIRE(fs::exists(dir.path() / "named-cache-conftest.py"));
+  CHECK(RealRepo(repo, cache).tracked_named("conftest.py") == want); // a hit
+  // The person removes one: the index changed, the cache is not asked.
+  git(repo, "rm -q --cached lib/conftest.py");
+  CHECK(RealRepo(repo, cache).tracked_named("conftest.py") ==
+        std::vector<std::string>{"conftest.py", "src/app/tests/conftest.py"});
+  // An untracked one is not the person's tree as git knows it.
+  std::ofstream(repo / "src" / "conftest.py") << "x\n";
+  CHECK(RealRepo(repo, cache).tracked_named("conftest.py").size() == 2);
+}
