@@ -95,13 +95,26 @@ fuse::UniqueFd terminal_injection_filter() {
   for (int call : {SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key)}) {
     check(seccomp_rule_add(f.ctx, SCMP_ACT_ERRNO(EPERM), call, 0), "refuse the keyrings");
   }
-  // vsock is not network-namespaced: the sandbox's private network would leave the
-  // hypervisor's vsock services (CID 2) and the host's vsock listeners in reach, whatever
-  // --network says. EAFNOSUPPORT, as on a kernel without vsock. (For 32-bit x86 calls through
-  // socketcall(2), whose family lies in memory, libseccomp refuses every socket() there.)
-  scmp_arg_cmp vsock = arg_cmp(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK);
-  check(seccomp_rule_add_array(f.ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &vsock),
-        "refuse vsock");
+  // Socket families: only those a program in a private network uses. Others go unused there
+  // and each is kernel code the agent could reach, or make the kernel load: socket(AF_TIPC)
+  // or socketpair(AF_RDS) runs `modprobe net-pf-N` on a host with loadable modules (Flatpak
+  // refuses them too). vsock above all is not network-namespaced: the hypervisor's vsock
+  // services (CID 2) and the host's vsock listeners would be in reach whatever --network
+  // says. EAFNOSUPPORT, as on a kernel without them; families past the headers' AF_MAX too,
+  // up to 64. (For 32-bit x86 calls through socketcall(2), whose family lies in memory,
+  // libseccomp refuses every socket() there.)
+  for (int family = 0; family < 64; ++family) {
+    if (family == AF_UNIX || family == AF_INET || family == AF_INET6 || family == AF_NETLINK) {
+      continue;
+    }
+    // The family is an int in the kernel: compare its low 32 bits only.
+    scmp_arg_cmp cmp =
+        arg_cmp(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(family));
+    for (int call : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
+      check(seccomp_rule_add_array(f.ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), call, 1, &cmp),
+            "refuse unused socket families");
+    }
+  }
   return export_filter(f);
 }
 

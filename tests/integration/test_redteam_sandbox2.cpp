@@ -73,6 +73,55 @@ TEST_CASE("redteam sandbox: the agent gets no vsock socket, whatever --network s
 
 namespace {
 
+/// Tries socket() and socketpair() in the families a private network uses and in some it does
+/// not: NAME=OK or the errno's name. (AF_PACKET: the kernel itself says EPERM to a process
+/// without CAP_NET_RAW, so EAFNOSUPPORT there is the filter's word; AF_TIPC and AF_RDS load
+/// their modules on a host that has them.)
+const std::string k_families =
+    "import errno, socket\n"
+    "def attempt(name, make):\n"
+    "    try:\n"
+    "        make().close()\n"
+    "        print(name + '=OK')\n"
+    "    except OSError as e:\n"
+    "        print(name + '=' + errno.errorcode.get(e.errno, '?'))\n"
+    "for fam in ('AF_UNIX', 'AF_INET', 'AF_INET6'):\n"
+    "    attempt(fam, lambda: socket.socket(getattr(socket, fam), socket.SOCK_STREAM))\n"
+    "attempt('AF_NETLINK', lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0))\n"
+    "attempt('AF_PACKET', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))\n"
+    "attempt('AF_TIPC', lambda: socket.socket(30, socket.SOCK_SEQPACKET))\n"
+    "attempt('AF_TIPC_pair', lambda: socket.socketpair(30, socket.SOCK_SEQPACKET)[0])\n"
+    "attempt('AF_ALG', lambda: socket.socket(38, socket.SOCK_SEQPACKET))\n"
+    "attempt('family_63', lambda: socket.socket(63, socket.SOCK_STREAM))\n";
+
+void check_families(const std::string& user) {
+  Person p(user);
+  Run r = p.ws("run --network=off -- " + py() + " -c " + q(k_families));
+  INFO("as " << p.label() << ": ws run " << r.status << "\n" << r.out << r.err);
+  CHECK(r.status == 0);
+  for (const char* used : {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}) {
+    CHECK_MESSAGE(field(r.out, used) == "OK", used << " is one a private network uses");
+  }
+  CHECK_MESSAGE(field(r.out, "AF_PACKET") == "EAFNOSUPPORT",
+                "socket(AF_PACKET) reached the kernel: the families are not filtered");
+  for (const char* unused : {"AF_TIPC", "AF_TIPC_pair", "AF_ALG", "family_63"}) {
+    CHECK(field(r.out, unused) == "EAFNOSUPPORT");
+  }
+}
+
+} // namespace
+
+// Closed: every socket family reached the kernel but vsock. A family a private network never
+// uses is kernel code within the agent's reach (AF_ALG, AF_PACKET's parsers), and on a host
+// with loadable modules socket(AF_TIPC) or socketpair(AF_RDS) makes the kernel load the
+// family's module (`modprobe net-pf-N`), old protocol code with its own CVE history.
+TEST_CASE("redteam sandbox: only unix, inet, inet6 and netlink sockets - other families are "
+          "refused before the kernel sees them") {
+  as_each(check_families);
+}
+
+namespace {
+
 void check_toolchains_refused(const std::string& user) {
   Person p(user);
   const fs::path h = p.home();
