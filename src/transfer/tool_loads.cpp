@@ -158,6 +158,11 @@ void Collector::pytest(const std::string& cwd, const Runner& by) {
   // It imports every conftest.py on its way: the rootdir's, which may lie above where it
   // runs, and one in each directory it collects tests from, new ones too.
   add_by_name("", "conftest.py", by.with_detail("every conftest.py").reason());
+  // And every plugin a package's metadata names (`[pytest11]` in a `*.dist-info` or
+  // `*.egg-info` found on sys.path, which holds where it runs and each conftest.py's
+  // directory): only that file names one, and no other tool reads a file so named.
+  add_by_name("", "entry_points.txt",
+              by.with_detail("the plugins entry_points.txt names").reason());
   // What the usual ones import runs with them; pytest's default import mode (`prepend`) puts
   // the conftest.py's directory first on sys.path.
   for (const char* name :

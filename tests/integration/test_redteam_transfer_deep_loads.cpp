@@ -110,7 +110,10 @@ TEST_CASE("redteam deep loads: pytest run by a hook imports what a conftest.py b
         "src/app/tests/sub/conftest.py && printf %s " +
         q(py_mark(marks, "evil")) +
         " > src/app/tests/sub/evil_helper.py && "
-        "printf 'def test_sub():\\n    pass\\n' > src/app/tests/sub/test_sub.py";
+        "printf 'def test_sub():\\n    pass\\n' > src/app/tests/sub/test_sub.py && "
+        // and package metadata naming a plugin, which pytest loads before any test.
+        "mkdir -p plug-1.0.dist-info && printf '[pytest11]\\nplug = evil_helper\\n' > "
+        "plug-1.0.dist-info/entry_points.txt";
     REQUIRE(p.sh_as(edit, p.view()).status == 0);
     std::map<std::string, std::string> seen = verdicts(p);
     const std::string hook =
@@ -123,6 +126,8 @@ TEST_CASE("redteam deep loads: pytest run by a hook imports what a conftest.py b
     CHECK(seen["src/app/tests/sub/conftest.py"] == hook + "every conftest.py)");
     CHECK(seen["src/app/tests/sub/evil_helper.py"] ==
           hook + "imported by src/app/tests/sub/conftest.py)");
+    CHECK(seen["plug-1.0.dist-info/entry_points.txt"] ==
+          hook + "the plugins entry_points.txt names)");
     Run a = p.ws("apply");
     INFO("ws apply: " << a.status << "\n" << a.out << a.err);
     REQUIRE(a.status == 0);
