@@ -31,10 +31,13 @@ std::string read_fd_all(int fd) {
 
 Run sh(const std::string& script, const fs::path& cwd) {
   // stderr goes to a file so a chatty command cannot fill one pipe while we read the other.
+  // Both close on exec: a test that runs sh() on two threads (a session on one, looking into
+  // its view on the other) must not hand one call's pipe to the other's child, whose running
+  // on would keep this read from ever seeing its end (a test hung so, waiting for itself).
   char errfile[] = "/tmp/ws-test-err-XXXXXX";
-  int errfd = ::mkstemp(errfile);
+  int errfd = ::mkostemp(errfile, O_CLOEXEC);
   int out[2];
-  if (errfd < 0 || ::pipe(out) != 0) {
+  if (errfd < 0 || ::pipe2(out, O_CLOEXEC) != 0) {
     return {};
   }
   pid_t pid = ::fork();
